@@ -1,0 +1,56 @@
+# The README's two commands: `make run` and `make test`. Both set everything up on a fresh
+# Debian machine (a .venv, the project, Debian's tesseract-ocr and, for tests, chromium and
+# fonts) and are quiet and quick on a second run.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+INSTALLED := $(VENV)/.installed
+INSTALLED_DEV := $(VENV)/.installed-dev
+APT_RUN := tesseract-ocr
+APT_TEST := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35
+
+.PHONY: run test serve bench lint format setup setup-dev clean
+
+run: setup
+	$(BIN)/sudoku-lens solve samples --out out
+
+test: setup-dev
+	$(BIN)/pytest
+
+serve: setup
+	$(BIN)/sudoku-lens serve
+
+bench: setup-dev
+	$(BIN)/python bench/solver.py
+	$(BIN)/python bench/reading.py
+	$(BIN)/python bench/pipeline.py
+	$(BIN)/python bench/logic.py
+
+lint: setup-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: setup-dev
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+setup: $(INSTALLED)
+	@sh .ci/system-packages $(APT_RUN)
+
+setup-dev: $(INSTALLED_DEV)
+	@sh .ci/system-packages $(APT_TEST)
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(INSTALLED): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	@touch $@
+
+$(INSTALLED_DEV): pyproject.toml $(INSTALLED)
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@touch $@
+
+clean:
+	rm -rf $(VENV) out build *.egg-info

@@ -1,0 +1,9 @@
+"""Commands of the `sudoku-lens` CLI: puzzles (filled in by its issue)."""
+
+from __future__ import annotations
+
+import typer
+
+
+def register(app: typer.Typer) -> None:
+    """Add this module's commands to the app."""
