@@ -1,0 +1,293 @@
+"""Recognition that the rules correct: the most probable reading that is a proper sudoku.
+
+A photo solver's commonest failure is one misread digit: a 3 read as 8 makes the board
+conflict, have no solution, or several. The recogniser gives, for every cell, a probability
+for "empty" and for each digit, so a reading is not one grid but a distribution over grids.
+`correct` searches that distribution, most probable grids first, for the most probable grid
+with EXACTLY one solution, and reports every cell it changed.
+
+How: the cost of changing a cell from its read value r to v is log P(r) - log P(v), so the
+cost of a set of changes is minus the log of how much less probable the whole grid becomes.
+The cheap changes (low-confidence cells) come first; sets of changes are enumerated in
+increasing total cost with a heap (each set once), cheap rule checks discard most of them, and
+the survivors go to the solver's counter with limit 2. A read digit may also be "empty" (a
+hand-written fill-in, a smudge) and an empty cell may hold a faint digit: both are just other
+columns of the probability table.
+
+Never a confident wrong answer: a correction is accepted only when it is cheap enough and no
+other correction that leads to a DIFFERENT solution is nearly as probable (`margin`). When the
+budget runs out first, the result says so and names the cells most likely at fault.
+
+>>> import numpy as np
+>>> from api.correct import correct
+>>> # (with the read givens and the recogniser's probabilities of a photo)
+>>> # fix = correct(reading.givens, reading.probabilities)
+>>> # fix.status in {"unique", "corrected", "ambiguous", "not_found"}
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+FLOOR = 1e-6  # no reading is ever impossible: probabilities are floored here
+REMOVAL_COST = 6.0  # a read digit may be a fill-in or smudge: at least ~1 in 400
+
+
+def _peer_table() -> np.ndarray:
+    """(81, 20) indices of each cell's peers (same row, column or box)."""
+    table = np.zeros((81, 20), dtype=np.int64)
+    for cell in range(81):
+        r, c = divmod(cell, 9)
+        peers = {r * 9 + k for k in range(9)} | {k * 9 + c for k in range(9)}
+        br, bc = 3 * (r // 3), 3 * (c // 3)
+        peers |= {(br + i) * 9 + bc + j for i in range(3) for j in range(3)}
+        peers.discard(cell)
+        table[cell] = sorted(peers)
+    return table
+
+
+PEERS = _peer_table()
+
+
+def cell_name(cell: int) -> str:
+    """r3c5: 1-based row and column, as players say it."""
+    return f"r{cell // 9 + 1}c{cell % 9 + 1}"
+
+
+@dataclass(frozen=True)
+class Change:
+    """One cell the rules corrected: `read` was seen, `now` is used (0 = empty)."""
+
+    cell: int
+    read: int
+    now: int
+    confidence: float  # the recogniser's probability of what it read
+    probability: float  # its probability of the value now used
+
+    @property
+    def name(self) -> str:
+        return cell_name(self.cell)
+
+    def __str__(self) -> str:
+        show = {0: "empty"}
+        return (
+            f"{self.name}: read {show.get(self.read, self.read)} ({self.confidence:.0%}),"
+            f" now {show.get(self.now, self.now)}"
+        )
+
+
+@dataclass(frozen=True)
+class Correction:
+    """What the search found.
+
+    status: "unique" (the reading was already a proper sudoku, nothing changed),
+    "corrected" (changes made the grid have exactly one solution), "ambiguous" (several
+    nearly equally probable corrections lead to different solutions: refused), "not_found"
+    (nothing consistent within the budget). `read_count` is how many solutions the read grid
+    has (0, 1 or 2 meaning "several"), or -1 when its givens conflict.
+    """
+
+    status: str
+    values: np.ndarray  # (81,) int8: the grid to solve (the read grid unless corrected)
+    solution: np.ndarray | None  # (81,) int8 when status is unique or corrected
+    read_count: int
+    changes: tuple[Change, ...] = ()
+    suspects: tuple[int, ...] = ()  # cells most likely misread, most suspect first
+    conflicts: tuple[tuple[int, int], ...] = ()  # conflicting pairs of the read grid
+    tried: int = 0  # grids given to the solver's counter
+    cost: float = 0.0  # -log(probability ratio) of the chosen grid against the reading
+    elapsed_ms: float = 0.0
+    note: str = ""
+    rivals: tuple[tuple[Change, ...], ...] = field(default=())
+
+    @property
+    def solved(self) -> bool:
+        return self.status in ("unique", "corrected")
+
+
+def conflicting_pairs(values: np.ndarray) -> list[tuple[int, int]]:
+    """Pairs of cells (a < b) that share a unit and hold the same digit."""
+    values = np.asarray(values).reshape(81)
+    same = (values[PEERS] == values[:, None]) & (values[:, None] > 0)
+    return [(a, int(b)) for a in range(81) for b in PEERS[a][same[a]] if a < b]
+
+
+def cell_confidence(values: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
+    """(81,) the recogniser's probability of each cell's value in `values`."""
+    probs = np.asarray(probabilities, dtype=np.float64).reshape(81, 10)
+    return probs[np.arange(81), np.asarray(values).reshape(81).astype(np.int64)]
+
+
+def suspects(values: np.ndarray, probabilities: np.ndarray, limit: int = 5) -> tuple[int, ...]:
+    """Cells most likely misread: those in conflicts first, then the least confident givens."""
+    values = np.asarray(values).reshape(81)
+    conf = cell_confidence(values, probabilities)
+    in_conflict = {c for pair in conflicting_pairs(values) for c in pair}
+    order = sorted(range(81), key=lambda c: (c not in in_conflict, values[c] == 0, conf[c]))
+    return tuple(int(c) for c in order[:limit] if c in in_conflict or values[c] > 0)
+
+
+def _moves(
+    values: np.ndarray, logp: np.ndarray, per_cell: int, max_move_cost: float
+) -> list[tuple[float, int, int]]:
+    """(cost, cell, new value) of every plausible single-cell change, cheapest first."""
+    moves = []
+    for cell in range(81):
+        read = int(values[cell])
+        options = []
+        for v in range(10):
+            if v == read:
+                continue
+            cost = max(0.0, logp[cell, read] - logp[cell, v])
+            if v == 0:
+                cost = min(cost, REMOVAL_COST)
+            if cost <= max_move_cost:
+                options.append((cost, cell, v))
+        moves.extend(sorted(options)[:per_cell])
+    moves.sort()
+    return moves
+
+
+def _subsets_by_cost(costs: list[float], max_size: int):
+    """Yield (total, indices) for non-empty subsets of `costs` (sorted ascending) in
+    nondecreasing total, each subset once: extend with the next item, or swap the last
+    item for the next one."""
+    if not costs:
+        return
+    heap = [(costs[0], (0,))]
+    while heap:
+        total, chosen = heapq.heappop(heap)
+        yield total, chosen
+        last = chosen[-1]
+        if last + 1 < len(costs):
+            if len(chosen) < max_size:
+                heapq.heappush(heap, (total + costs[last + 1], chosen + (last + 1,)))
+            swapped = chosen[:-1] + (last + 1,)
+            heapq.heappush(heap, (total - costs[last] + costs[last + 1], swapped))
+
+
+def _default_counter() -> Callable[[np.ndarray, int], tuple[int, np.ndarray | None]]:
+    from solver.fast import count_solutions_81
+
+    return count_solutions_81
+
+
+def correct(
+    givens: np.ndarray,
+    probabilities: np.ndarray,
+    *,
+    max_changes: int = 3,
+    per_cell: int = 3,
+    max_move_cost: float = 12.0,
+    max_cost: float = 16.0,
+    margin: float = 3.0,
+    max_tries: int = 3000,
+    max_steps: int = 40_000,
+    budget_ms: float = 60.0,
+    count: Callable[[np.ndarray, int], tuple[int, np.ndarray | None]] | None = None,
+) -> Correction:
+    """Most probable grid near the reading with exactly one solution.
+
+    givens: (9, 9) or (81,) ints, 0 = empty, as read. probabilities: (9, 9, 10) or (81, 10),
+    column 0 = empty. At most `max_changes` cells change; a correction whose cost (minus the
+    log of its probability relative to the reading) exceeds `max_cost` is not accepted, nor one
+    with a rival leading to a different solution within `margin` (e**3 = 20 times less
+    probable). Work is bounded by `max_tries` solver calls, `max_steps` enumerated sets and
+    `budget_ms`. `count(values, limit) -> (n, first solution)` defaults to the solver's
+    numba counter.
+    """
+    start = time.perf_counter()
+    count = count or _default_counter()
+    values = np.ascontiguousarray(np.asarray(givens).reshape(81), dtype=np.int8)
+    probs = np.asarray(probabilities, dtype=np.float64).reshape(81, 10)
+    logp = np.log(np.clip(probs, FLOOR, 1.0))
+    pairs = conflicting_pairs(values)
+
+    def done(status: str, **kw) -> Correction:
+        kw.setdefault("values", values)
+        kw.setdefault("solution", None)
+        kw.setdefault(
+            "suspects", () if status in ("unique", "corrected") else suspects(values, probs)
+        )
+        elapsed = (time.perf_counter() - start) * 1000
+        return Correction(
+            status, read_count=read_count, conflicts=tuple(pairs), elapsed_ms=elapsed, **kw
+        )
+
+    read_count = -1
+    if not pairs:
+        read_count, first = count(values, 2)
+        if read_count == 1:
+            return done("unique", solution=np.asarray(first, dtype=np.int8))
+
+    moves = _moves(values, logp, per_cell, max_move_cost)
+    costs = [m[0] for m in moves]
+    must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
+    found: list[tuple[float, tuple, np.ndarray, np.ndarray]] = []  # cost, moves, grid, solution
+    tried = steps = 0
+    limit = max_cost
+    out_of_budget = False
+    for total, chosen in _subsets_by_cost(costs, max_changes):
+        if total > limit:
+            break
+        steps += 1
+        if (
+            steps > max_steps
+            or tried >= max_tries
+            or (steps % 64 == 0 and (time.perf_counter() - start) * 1000 > budget_ms)
+        ):
+            out_of_budget = True
+            break
+        picked = [moves[i] for i in chosen]
+        cells = [m[1] for m in picked]
+        if len(set(cells)) < len(cells) or any(not (t & set(cells)) for t in must_touch):
+            continue
+        grid = values.copy()
+        for _, cell, v in picked:
+            grid[cell] = v
+        if any(v and (grid[PEERS[cell]] == v).any() for _, cell, v in picked):
+            continue
+        tried += 1
+        n, first = count(grid, 2)
+        if n != 1:
+            continue
+        solution = np.asarray(first, dtype=np.int8)
+        if found and not np.array_equal(solution, found[0][3]):
+            found.append((total, tuple(picked), grid, solution))
+            break  # a rival within the margin: ambiguous
+        if not found:
+            found.append((total, tuple(picked), grid, solution))
+            limit = min(max_cost + margin, total + margin)
+
+    def changes(picked) -> tuple[Change, ...]:
+        return tuple(
+            Change(
+                cell, int(values[cell]), v, float(probs[cell, values[cell]]), float(probs[cell, v])
+            )
+            for _, cell, v in sorted(picked, key=lambda m: m[1])
+        )
+
+    work = dict(tried=tried)
+    if len(found) > 1:
+        return done(
+            "ambiguous",
+            rivals=tuple(changes(f[1]) for f in found),
+            note="several equally plausible readings lead to different solutions",
+            **work,
+        )
+    if found and not out_of_budget:
+        cost, picked, grid, solution = found[0]
+        return done(
+            "corrected", values=grid, solution=solution, changes=changes(picked), cost=cost, **work
+        )
+    if found:
+        note = "a correction was found but its rivals could not all be checked in time"
+        return done("not_found", rivals=(changes(found[0][1]),), note=note, **work)
+    if out_of_budget:
+        return done("not_found", note="no nearby reading within the search budget", **work)
+    return done("not_found", note="no nearby reading has exactly one solution", **work)
