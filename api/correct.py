@@ -225,6 +225,8 @@ def correct(
         if read_count == 1:
             return done("unique", solution=np.asarray(first, dtype=np.int8))
 
+    if max_changes <= 0 or max_tries <= 0:
+        return done("not_found", note="corrections were not asked for")
     moves = _moves(values, logp, per_cell, max_move_cost)
     costs = [m[0] for m in moves]
     must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
