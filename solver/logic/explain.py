@@ -1,0 +1,268 @@
+"""Solve like a person: run the techniques in order, one step at a time.
+
+`explain(puzzle)` starts from the puzzle's pencil marks and repeatedly takes the first
+technique (in the order below, easiest first) that can make progress, applies its step and
+starts again from the top, until the grid is full. When no technique applies, it makes a
+*marked guess*: the cell with fewest candidates gets the digit of the solver's answer, and
+logic resumes. The explanation records every step, the grade, whether logic alone solved
+it and how far logic got before the first guess.
+
+`hint(puzzle)` is the first step of that explanation: the next useful thing to notice.
+
+>>> from solver.grid import parse
+>>> e = explain(parse("1-53---9----6-----------27182----------487---------53-23---------7-59-----6---8-4"))
+>>> e.solved_by_logic, e.grade.level
+(True, 'easy')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+
+import numpy as np
+
+from solver.logic.candidates import Candidates
+from solver.logic.chains import simple_colouring, x_chains, xy_chains
+from solver.logic.fish import fish
+from solver.logic.forcing import forcing_chains, propagate
+from solver.logic.grade import Grade, grade_steps
+from solver.logic.intersections import locked_candidates
+from solver.logic.singles import full_house, hidden_singles, naked_singles
+from solver.logic.step import Step
+from solver.logic.subsets import hidden_subsets, naked_subsets
+from solver.logic.uniqueness import unique_rectangles
+from solver.logic.wings import w_wings, xy_wings, xyz_wings
+
+Technique = Callable[[Candidates], Iterable[Step]]
+
+# The order a solver tries them. Singles are applied in batches: every single found in one
+# pass is still a single after the others are placed (each is a true fact about the grid).
+TECHNIQUES: tuple[tuple[str, Technique], ...] = (
+    ("full house", full_house),
+    ("naked single", naked_singles),
+    ("hidden single", hidden_singles),
+    ("locked candidates", locked_candidates),
+    ("naked pair", partial(naked_subsets, k=2)),
+    ("hidden pair", partial(hidden_subsets, k=2)),
+    ("naked triple", partial(naked_subsets, k=3)),
+    ("hidden triple", partial(hidden_subsets, k=3)),
+    ("naked quad", partial(naked_subsets, k=4)),
+    ("hidden quad", partial(hidden_subsets, k=4)),
+    ("X-wing", partial(fish, k=2)),
+    ("swordfish", partial(fish, k=3)),
+    ("jellyfish", partial(fish, k=4)),
+    ("XY-wing", xy_wings),
+    ("XYZ-wing", xyz_wings),
+    ("W-wing", w_wings),
+    ("simple colouring", simple_colouring),
+    ("X-chain", x_chains),
+    ("XY-chain", xy_chains),
+    ("unique rectangle", unique_rectangles),
+    ("forcing chain", forcing_chains),
+)
+TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
+BATCHED = {"full house", "naked single", "hidden single"}
+NEEDS_UNIQUENESS = {"unique rectangle"}
+# HoDoKu-like set without chains: what "logic without chains" means in bench/logic.py.
+CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + ("unique rectangle",)
+
+
+@dataclass
+class Explanation:
+    """The steps from a puzzle to its solution, and what they say about its difficulty."""
+
+    grid: Candidates  # the starting pencil marks
+    steps: list[Step]
+    grade: Grade
+    solved_by_logic: bool
+    unique: bool
+    solution: np.ndarray | None
+    logic_values: np.ndarray  # the grid where logic stopped (before the first guess)
+    logic_grid: Candidates | None = None  # pencil marks where logic stopped, if it did
+    snapshots: list[Candidates] = field(default_factory=list)  # marks before each step
+
+    @property
+    def guesses(self) -> int:
+        return sum(step.technique == "guess" for step in self.steps)
+
+    @property
+    def logic_filled(self) -> int:
+        """Cells logic filled before the first guess (givens not counted)."""
+        return int((self.logic_values != 0).sum() - (self.grid.values != 0).sum())
+
+    @property
+    def empty_at_start(self) -> int:
+        return int((self.grid.values == 0).sum())
+
+    def to_json(self) -> dict:
+        """A JSON-ready dict (plain str/int/bool/list/dict): steps, grade and progress."""
+        g, alphabet = self.grid.geometry, self.grid.alphabet
+
+        def line(values) -> str:
+            return "".join(alphabet[v - 1] if v else "." for v in np.asarray(values).tolist())
+
+        return {
+            "solved_by_logic": self.solved_by_logic,
+            "unique": self.unique,
+            "grade": self.grade.to_dict(),
+            "guesses": self.guesses,
+            "logic_progress": {
+                "filled": self.logic_filled,
+                "empty_at_start": self.empty_at_start,
+                "grid": line(self.logic_values),
+            },
+            "solution": None if self.solution is None else line(self.solution),
+            "steps": [step.to_dict(g, alphabet) for step in self.steps],
+        }
+
+
+# -- the solver's answer ------------------------------------------------------------------
+
+
+def _search(grid: Candidates, limit: int, found: list[np.ndarray]) -> None:
+    """Depth-first search with singles propagation (for boards the fast solver lacks)."""
+    _, broken = propagate(grid, rounds=10_000)
+    if broken:
+        return
+    if grid.is_solved:
+        found.append(grid.values.copy())
+        return
+    counts = np.where(grid.values == 0, grid.marks.sum(axis=1), 99)
+    cell = int(np.argmin(counts))
+    for digit in grid.digits_of(cell):
+        if len(found) >= limit:
+            return
+        branch = grid.copy()
+        branch.place(cell, digit)
+        _search(branch, limit, found)
+
+
+def solutions(puzzle, limit: int = 2) -> list[np.ndarray]:
+    """Up to `limit` solutions: the project's solver when present, else a small search."""
+    try:
+        from solver.solve import solve
+    except ImportError:
+        solve = None
+    if solve is not None:
+        result = solve(puzzle, limit=limit)
+        if result.status == "invalid":
+            raise ValueError(result.reason or "the puzzle breaks the rules")
+        return [np.asarray(s, dtype=np.int8) for s in result.solutions]
+    found: list[np.ndarray] = []
+    _search(Candidates.from_values(puzzle.geometry, puzzle.values), limit, found)
+    return found
+
+
+# -- stepping ----------------------------------------------------------------------------
+
+
+def _selected(names: Sequence[str] | None, unique: bool):
+    chosen = TECHNIQUES if names is None else [(n, t) for n, t in TECHNIQUES if n in names]
+    return [(n, t) for n, t in chosen if unique or n not in NEEDS_UNIQUENESS]
+
+
+def next_steps(grid: Candidates, techniques) -> list[Step]:
+    """The steps of the first technique that can make progress (all singles of that kind
+    in one pass, else the first step found); [] when logic is stuck."""
+    for name, technique in techniques:
+        if name in BATCHED:
+            steps = list(technique(grid))
+            if steps:
+                return steps
+        else:
+            step = next(iter(technique(grid)), None)
+            if step is not None:
+                return [step]
+    return []
+
+
+def _still_valid(grid: Candidates, step: Step) -> bool:
+    return all(grid.values[c] == 0 and grid.has(c, d) for c, d in step.placements)
+
+
+def _guess(grid: Candidates, solution: np.ndarray) -> Step:
+    counts = np.where(grid.values == 0, grid.marks.sum(axis=1), 10_000)
+    cell = int(np.argmin(counts))
+    digit = int(solution[cell])
+    if not grid.has(cell, digit):
+        raise AssertionError(f"logic removed the solution's {digit} from {grid.name(cell)}")
+    options = "".join(grid.symbol(d) for d in grid.digits_of(cell))
+    return Step(
+        "guess",
+        f"no technique applies: guess {grid.name(cell)} = {grid.symbol(digit)} (one of "
+        f"{options}; the digit the solver's answer has there) and carry on",
+        placements=((cell, digit),),
+        cells=(cell,),
+        digits=(digit,),
+    )
+
+
+def _puzzle_grid(puzzle) -> Candidates:
+    alphabet = getattr(puzzle, "alphabet", None)
+    return Candidates.from_values(puzzle.geometry, puzzle.values, alphabet)
+
+
+def explain(
+    puzzle,
+    *,
+    techniques: Sequence[str] | None = None,
+    keep_snapshots: bool = False,
+) -> Explanation:
+    """Every step from `puzzle` (a `solver.grid.Puzzle`) to its solution.
+
+    `techniques` limits the technique set (names from TECHNIQUE_NAMES; singles are always
+    worth including). Raises ValueError when the puzzle breaks the rules or has no
+    solution; a puzzle with several solutions is explained without uniqueness techniques,
+    guessing towards the first solution found.
+    """
+    found = solutions(puzzle, limit=2)
+    if not found:
+        raise ValueError("the puzzle has no solution")
+    unique = len(found) == 1
+    solution = found[0]
+    start = _puzzle_grid(puzzle)
+    grid = start.copy()
+    chosen = _selected(techniques, unique)
+    steps: list[Step] = []
+    snapshots: list[Candidates] = []
+    logic_values, logic_grid = None, None
+    while not grid.is_solved:
+        batch = next_steps(grid, chosen)
+        if not batch:
+            if logic_values is None:
+                logic_values, logic_grid = grid.values.copy(), grid.copy()
+            batch = [_guess(grid, solution)]
+        for step in batch:
+            if not _still_valid(grid, step):
+                continue
+            if keep_snapshots:
+                snapshots.append(grid.copy())
+            grid.apply(step)
+            steps.append(step)
+    solved_by_logic = logic_values is None
+    return Explanation(
+        grid=start,
+        steps=steps,
+        grade=grade_steps([s.technique for s in steps]),
+        solved_by_logic=solved_by_logic,
+        unique=unique,
+        solution=solution,
+        logic_values=grid.values.copy() if solved_by_logic else logic_values,
+        logic_grid=logic_grid,
+        snapshots=snapshots,
+    )
+
+
+def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
+    """The next useful step for `puzzle` (the easiest technique that makes progress), a
+    marked guess when logic is stuck, or None when the puzzle is already full."""
+    grid = _puzzle_grid(puzzle)
+    if grid.is_solved:
+        return None
+    found = solutions(puzzle, limit=2)
+    if not found:
+        raise ValueError("the puzzle has no solution")
+    batch = next_steps(grid, _selected(techniques, len(found) == 1))
+    return batch[0] if batch else _guess(grid, found[0])
