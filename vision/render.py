@@ -1,0 +1,317 @@
+"""Draw the solved digits back onto the user's photo, in perspective, as if printed there.
+
+Why this shape: the photo may be 12 MP while the grid was read in a small upright square. Each
+digit is rendered once, anti-aliased, as a small alpha patch at about the resolution its cell has
+in the photo, then warped straight into the photo through the inverse homography, touching
+only that digit's bounding box (`cv2.warpPerspective` with `WARP_INVERSE_MAP`). The cost grows
+with the number of drawn pixels, not with the photo: a few milliseconds plus one copy.
+
+Digits are sized like the printed ones (their ink height is measured in the cells left
+undrawn, i.e. the givens), centred on the cell, in a strong blue shaded by the local paper
+brightness so a digit in a shadow is darker too. Corrected cells (givens the rules made us
+re-read) get an orange ring. Pixels outside drawn digits, rings and the optional outline are
+left exactly as they were.
+
+    >>> import numpy as np
+    >>> photo = np.full((480, 640, 3), 255, np.uint8)
+    >>> homography = np.eye(3)  # the photo's top-left 450 px square is the grid
+    >>> digits = np.zeros((9, 9), int); digits[4, 4] = 7
+    >>> out = draw_solution(photo, homography, 450, digits)
+    >>> bool((out != photo).any()), bool((out[:200] == photo[:200]).all())
+    (True, True)
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+DIGIT_COLOUR = (200, 80, 0)  # BGR: a strong blue, unlike black or grey print
+CORRECTED_COLOUR = (0, 120, 255)  # BGR orange
+OUTLINE_COLOUR = (60, 180, 60)  # BGR green
+DEFAULT_HEIGHT = 0.6  # digit height / cell height when the givens cannot be measured
+
+FONT_CANDIDATES = (
+    "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
+    "/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf",
+    "/usr/share/fonts/truetype/freefont/FreeSansBold.ttf",
+    "/usr/share/fonts/opentype/urw-base35/NimbusSans-Bold.otf",
+)
+
+
+@functools.cache
+def default_font() -> str | None:
+    """The first installed TTF/OTF of FONT_CANDIDATES; None means draw with Hershey strokes."""
+    return next((path for path in FONT_CANDIDATES if Path(path).is_file()), None)
+
+
+# ---------------------------------------------------------------------------------------------
+# Glyphs: alpha patches, rendered once per digit, height and font
+
+
+@functools.lru_cache(maxsize=1024)
+def glyph(digit: int, height: int, font: str | None = None) -> tuple[np.ndarray, float, float]:
+    """(alpha (h, w) uint8, centre x, centre y): `digit` whose ink is `height` pixels tall.
+
+    The centre is that of the ink's bounding box, in pixel-centre coordinates of the patch; a
+    one-pixel empty margin keeps the warp's interpolation from cutting strokes.
+    """
+    height = max(4, int(height))
+    if font is None:
+        return _hershey_glyph(digit, height)
+    probe = ImageFont.truetype(font, 200)
+    left, top, right, bottom = probe.getbbox("8", anchor="lt")
+    face = ImageFont.truetype(font, max(4, round(200 * height / (bottom - top))))
+    left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
+    canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
+    ImageDraw.Draw(canvas).text((2 - left, 2 - top), str(digit), font=face, fill=255, anchor="lt")
+    return _centred(np.asarray(canvas))
+
+
+def _hershey_glyph(digit: int, height: int) -> tuple[np.ndarray, float, float]:
+    """The fallback glyph when no TTF is installed: OpenCV's stroke font, anti-aliased."""
+    font = cv2.FONT_HERSHEY_DUPLEX
+    scale = height / cv2.getTextSize("8", font, 1.0, 1)[0][1]
+    thickness = max(1, round(height / 9))
+    (w, h), base = cv2.getTextSize(str(digit), font, scale, thickness)
+    canvas = np.zeros((h + base + 2 * thickness + 4, w + 2 * thickness + 4), np.uint8)
+    origin = (thickness + 2, h + thickness + 2)
+    cv2.putText(canvas, str(digit), origin, font, scale, 255, thickness, cv2.LINE_AA)
+    return _centred(canvas)
+
+
+def _centred(alpha: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Crop `alpha` to its ink plus a 1 px margin; return it with the ink box centre."""
+    ys, xs = np.nonzero(alpha > 0)
+    y0, y1, x0, x1 = ys.min() - 1, ys.max() + 2, xs.min() - 1, xs.max() + 2
+    patch = np.ascontiguousarray(alpha[max(0, y0) : y1, max(0, x0) : x1])
+    patch.flags.writeable = False
+    return patch, (x1 - x0 - 1) / 2, (y1 - y0 - 1) / 2
+
+
+@functools.lru_cache(maxsize=64)
+def ring(size: int) -> tuple[np.ndarray, float, float]:
+    """An anti-aliased circle outline filling a `size`-pixel square, with its centre."""
+    size = max(8, int(size))
+    canvas = np.zeros((size + 2, size + 2), np.uint8)
+    shift = 4
+    radius = (size / 2 - max(1, size / 16)) * (1 << shift)
+    centre = round((size + 1) / 2 * (1 << shift))
+    thickness = max(1, round(size / 14))
+    cv2.circle(canvas, (centre, centre), round(radius), 255, thickness, cv2.LINE_AA, shift)
+    canvas.flags.writeable = False
+    return canvas, (size + 1) / 2, (size + 1) / 2
+
+
+# ---------------------------------------------------------------------------------------------
+# Where the cells are
+
+
+def cell_centres(side: int, cell_boxes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(centres (9, 9, 2) x, y, cell heights (9, 9)) in the upright square's pixels."""
+    if cell_boxes is None:
+        step = side / 9
+        idx = (np.arange(9) + 0.5) * step - 0.5
+        xs, ys = np.meshgrid(idx, idx)
+        return np.stack([xs, ys], -1), np.full((9, 9), step)
+    boxes = np.asarray(cell_boxes, np.float64).reshape(9, 9, 4)
+    centres = np.stack(
+        [(boxes[..., 0] + boxes[..., 2] - 1) / 2, (boxes[..., 1] + boxes[..., 3] - 1) / 2], -1
+    )
+    return centres, np.maximum(boxes[..., 3] - boxes[..., 1], 1)
+
+
+def printed_height(
+    square: np.ndarray, printed: np.ndarray, cell_boxes: np.ndarray | None = None
+) -> float | None:
+    """Median ink height / cell height of the printed digits in cells where `printed` is True.
+
+    `square` is the grid warped upright (grey or BGR). In each cell's inner part, the largest
+    dark blob after Otsu thresholding is the digit. None when fewer than three cells hold a
+    plausible digit.
+    """
+    gray = cv2.cvtColor(square, cv2.COLOR_BGR2GRAY) if square.ndim == 3 else square
+    side = gray.shape[0]
+    centres, heights = cell_centres(side, cell_boxes)
+    ratios = []
+    for r, c in zip(*np.nonzero(printed), strict=True):
+        h = heights[r, c]
+        cx, cy = centres[r, c]
+        half = 0.4 * h  # inside the cell lines
+        x0, x1 = round(cx - half), round(cx + half) + 1
+        y0, y1 = round(cy - half), round(cy + half) + 1
+        if x0 < 0 or y0 < 0 or x1 > side or y1 > side:
+            continue
+        patch = gray[y0:y1, x0:x1]
+        if float(patch.mean()) - float(patch.min()) < 30:
+            continue  # no ink here
+        _, ink = cv2.threshold(patch, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+        n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+        if n < 2:
+            continue
+        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        blob_h = stats[best, cv2.CC_STAT_HEIGHT]
+        if 0.25 * h <= blob_h < 0.79 * h:  # taller ones touch the lines: not a digit
+            ratios.append(blob_h / h)
+    return float(np.median(ratios)) if len(ratios) >= 3 else None
+
+
+# ---------------------------------------------------------------------------------------------
+# Drawing
+
+
+def _validate(image, homography, side, digits):
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3:
+        raise ValueError("image must be an (H, W, 3) uint8 BGR array")
+    if image.shape[2] != 3:
+        raise ValueError(f"image must have 3 channels (BGR), not {image.shape[2]}")
+    homography = np.asarray(homography, np.float64)
+    if homography.shape != (3, 3) or not np.isfinite(homography).all():
+        raise ValueError("homography must be a finite 3x3 matrix")
+    if abs(np.linalg.det(homography)) < 1e-12:
+        raise ValueError("homography is singular: it cannot be inverted to reach the photo")
+    if int(side) < 9:
+        raise ValueError(f"side must be at least 9 pixels, not {side}")
+    digits = np.asarray(digits)
+    if digits.shape != (9, 9):
+        raise ValueError(f"digits must have shape (9, 9), not {digits.shape}")
+    if digits.min() < 0 or digits.max() > 9:
+        raise ValueError("digits must hold 0 (draw nothing) or 1..9")
+    return homography, int(side), digits.astype(int)
+
+
+def _local_scale(inverse: np.ndarray, cx: float, cy: float, h: float) -> float:
+    """Photo pixels per square pixel around (cx, cy): how big this cell is in the photo."""
+    pts = np.array([[[cx - h / 2, cy - h / 2], [cx + h / 2, cy - h / 2], [cx - h / 2, cy + h / 2]]])
+    p = cv2.perspectiveTransform(pts, inverse)[0]
+    return float(max(np.hypot(*(p[1] - p[0])), np.hypot(*(p[2] - p[0]))) / h)
+
+
+def _stamp(out, homography, inverse, patch, centre, at, scale, colour) -> None:
+    """Warp `patch` (alpha, drawn at `scale` patch pixels per square pixel, whose point
+    `centre` belongs at square point `at`) into `out`, blending `colour` where it has ink."""
+    ph, pw = patch.shape
+    px, py = centre
+    # square -> patch: scale about `at`, so that `at` lands on the patch's `centre`
+    to_patch = np.array([[scale, 0, px - scale * at[0]], [0, scale, py - scale * at[1]], [0, 0, 1]])
+    from_patch = np.linalg.inv(to_patch)
+    box = np.array([[[-0.5, -0.5], [pw - 0.5, -0.5], [pw - 0.5, ph - 0.5], [-0.5, ph - 0.5]]])
+    quad = cv2.perspectiveTransform(cv2.perspectiveTransform(box, from_patch), inverse)[0]
+    height, width = out.shape[:2]
+    x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int) - 1, 0)
+    x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 2, [width, height])
+    if x0 >= x1 or y0 >= y1:
+        return
+    shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
+    alpha = cv2.warpPerspective(
+        patch, to_patch @ homography @ shift, (int(x1 - x0), int(y1 - y0)),
+        flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0,
+    )  # fmt: skip
+    weight = alpha.astype(np.float32) * np.float32(1 / 255)
+    roi = out[y0:y1, x0:x1]
+    solid = np.empty_like(roi)
+    solid[:] = colour
+    roi[:] = cv2.blendLinear(roi, solid, 1 - weight, weight)  # exact where weight is 0
+
+
+def paper_tints(square: np.ndarray, centres: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """(9, 9, 3) the paper's colour / 235 (BGR) per cell, capped at 1: light and shadow there.
+
+    Our ink is multiplied by it, so a digit drawn in a shadow is as dark as the print there.
+    The mean of a cell's inner part is paper in an empty cell; a cell holding print takes the
+    brightest of its row's empty cells instead.
+    """
+    sums = cv2.integral(square.astype(np.float32))  # (side+1, side+1, 3)
+    k = 0.3 * heights
+    side = square.shape[0]
+    x0 = np.clip(np.round(centres[..., 0] - k), 0, side - 1).astype(int)
+    y0 = np.clip(np.round(centres[..., 1] - k), 0, side - 1).astype(int)
+    x1 = np.clip(np.round(centres[..., 0] + k) + 1, x0 + 1, side).astype(int)
+    y1 = np.clip(np.round(centres[..., 1] + k) + 1, y0 + 1, side).astype(int)
+    total = sums[y1, x1] - sums[y0, x1] - sums[y1, x0] + sums[y0, x0]
+    mean = total / ((x1 - x0) * (y1 - y0))[..., None]
+    brightest = np.take_along_axis(mean, mean.sum(-1).argmax(1)[:, None, None], 1)
+    level = mean.sum(-1, keepdims=True)
+    mean = np.where(level < 0.8 * brightest.sum(-1, keepdims=True), brightest, mean)
+    return np.minimum(mean / 235, 1)
+
+
+def draw_solution(
+    image: np.ndarray,
+    homography: np.ndarray,
+    side: int,
+    digits: np.ndarray,
+    *,
+    cell_boxes: np.ndarray | None = None,
+    corrected: np.ndarray | None = None,
+    outline: np.ndarray | None = None,
+    digit_height: float | None = None,
+    colour: tuple[int, int, int] = DIGIT_COLOUR,
+    font: str | None = "default",
+) -> np.ndarray:
+    """A copy of `image` with `digits` (9, 9; 0 = nothing) drawn into their cells.
+
+    `homography` maps photo pixels to the upright grid square of `side` pixels; `cell_boxes`
+    (9, 9, 4) x0, y0, x1, y1 in that square place the cells when the reader found them (else
+    a regular 9x9 split). `corrected` (9, 9) bool rings those cells in orange (and draws their
+    digit, if any, in orange). `outline` (4, 2) photo corners draws the detected grid's edge.
+    `digit_height` (fraction of a cell) overrides the height measured from the printed digits
+    in the cells where `digits` is 0. `font` is a TTF/OTF path, "default", or None for
+    OpenCV's Hershey font.
+    """
+    homography, side, digits = _validate(image, homography, side, digits)
+    if font == "default":
+        font = default_font()
+    if corrected is None:
+        corrected = np.zeros((9, 9), bool)
+    corrected = np.asarray(corrected, bool).reshape(9, 9)
+    centres, heights = cell_centres(side, cell_boxes)
+    square = cv2.warpPerspective(image, homography, (side, side), flags=cv2.INTER_LINEAR)
+    if digit_height is None:
+        digit_height = printed_height(square, digits == 0, cell_boxes)
+    digit_height = float(np.clip(digit_height or DEFAULT_HEIGHT, 0.3, 0.85))
+    inverse = np.linalg.inv(homography)
+    drawn = list(zip(*np.nonzero((digits > 0) | corrected), strict=True))
+    tints = paper_tints(square, centres, heights)
+    out = image.copy()
+    for r, c in drawn:
+        at, h = centres[r, c], heights[r, c]
+        scale = max(1.0, 1.25 * _local_scale(inverse, at[0], at[1], h))  # patch px per square px
+        tint = tints[r, c]
+        if digits[r, c]:
+            patch, gx, gy = glyph(int(digits[r, c]), round(digit_height * h * scale), font)
+            ink = CORRECTED_COLOUR if corrected[r, c] else colour
+            _stamp(out, homography, inverse, patch, (gx, gy), at, scale, np.multiply(ink, tint))
+        if corrected[r, c]:
+            patch, gx, gy = ring(round(0.9 * h * scale))
+            ink = np.multiply(CORRECTED_COLOUR, tint)
+            _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
+    if outline is not None:
+        corners = np.asarray(outline, np.float64).reshape(4, 2)
+        thickness = max(2, round(max(image.shape[:2]) / 500))
+        pts = np.round(corners * 16).astype(np.int32)
+        cv2.polylines(out, [pts], True, OUTLINE_COLOUR, thickness, cv2.LINE_AA, shift=4)
+    return out
+
+
+def encode(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> bytes:
+    """`image` (BGR uint8) as JPEG or PNG file bytes; no EXIF, so it shows as it is stored.
+
+    `quality` is the JPEG quality (1..100); for PNG it picks a fast compression level.
+    """
+    kind = fmt.lower().lstrip(".")
+    if kind in ("jpeg", "jpg"):
+        if not 1 <= int(quality) <= 100:
+            raise ValueError(f"JPEG quality must be 1..100, not {quality}")
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    elif kind == "png":
+        ok, buf = cv2.imencode(".png", image, [cv2.IMWRITE_PNG_COMPRESSION, 3])
+    else:
+        raise ValueError(f"unknown image format {fmt!r}; expected 'jpeg' or 'png'")
+    if not ok:
+        raise ValueError(f"could not encode the image as {kind}")
+    return buf.tobytes()

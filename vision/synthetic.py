@@ -1,0 +1,665 @@
+"""Synthetic phone photos of printed sudokus, with their ground truth.
+
+Why: real photos with labels are few; a generator that knows exactly which digit sits in which
+cell and where the grid's corners landed lets tests and samples use fresh photos at any size.
+The photo is built the way a real one forms: a flat printed page (grid, digits in one of the
+Debian fonts, a title, columns of text, yesterday's solution as a smaller second grid,
+show-through from the back of the sheet) is bent (page curl), seen by a pinhole camera at an
+angle, lit unevenly, shadowed, blurred, given sensor noise and saved as JPEG. Everything
+follows from one seed.
+
+    >>> photo = make_photo(7, size=(640, 480))
+    >>> photo.image.shape, photo.givens.shape, photo.corners.shape
+    ((480, 640, 3), (9, 9), (4, 2))
+
+`vision` never imports `solver`, so the puzzle maker below is self-contained: a solved grid from
+the classic band pattern, shuffled within its symmetries, then cells removed while a tiny
+backtracking counter still finds exactly one solution.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+KINDS = ("newspaper", "book", "sheet")
+
+# ---------------------------------------------------------------------------------------------
+# Puzzles
+
+
+def solved_grid(rng: np.random.Generator) -> np.ndarray:
+    """A random complete sudoku (9, 9) int8: the band pattern, shuffled within its symmetries.
+
+    Relabelling digits, permuting rows within a band, bands, columns within a stack, stacks and
+    transposing all keep a grid valid.
+    """
+    base = np.array([[(3 * (r % 3) + r // 3 + c) % 9 for c in range(9)] for r in range(9)])
+    digits = rng.permutation(9) + 1
+    grid = digits[base]
+    rows = np.concatenate([3 * b + rng.permutation(3) for b in rng.permutation(3)])
+    cols = np.concatenate([3 * s + rng.permutation(3) for s in rng.permutation(3)])
+    grid = grid[rows][:, cols]
+    if rng.random() < 0.5:
+        grid = grid.T
+    return grid.astype(np.int8)
+
+
+_UNITS = (
+    [[(r, c) for c in range(9)] for r in range(9)]
+    + [[(r, c) for r in range(9)] for c in range(9)]
+    + [
+        [(3 * br + r, 3 * bc + c) for r in range(3) for c in range(3)]
+        for br in range(3)
+        for bc in range(3)
+    ]
+)
+_PEERS = [
+    sorted({p for u in _UNITS if (i // 9, i % 9) in u for p in (r * 9 + c for r, c in u)} - {i})
+    for i in range(81)
+]
+
+
+def count_solutions(givens: np.ndarray, limit: int = 2) -> int:
+    """How many solutions `givens` (9, 9) has, counting no further than `limit`.
+
+    A plain backtracker over candidate bitmasks, filling the cell with fewest candidates first;
+    good enough for the newspaper puzzles made here (milliseconds), not a general solver.
+    """
+    values = [int(v) for v in np.asarray(givens).reshape(81)]
+    for i, v in enumerate(values):
+        if v and any(values[p] == v for p in _PEERS[i]):
+            return 0
+
+    def search(values: list[int]) -> int:
+        best, best_options = -1, None
+        for i in range(81):
+            if values[i]:
+                continue
+            used = {values[p] for p in _PEERS[i]}
+            options = [d for d in range(1, 10) if d not in used]
+            if best_options is None or len(options) < len(best_options):
+                best, best_options = i, options
+                if len(options) <= 1:
+                    break
+        if best_options is None:
+            return 1
+        found = 0
+        for d in best_options:
+            values[best] = d
+            found += search(values)
+            if found >= limit:
+                break
+        values[best] = 0
+        return found
+
+    return min(search(values), limit)
+
+
+def make_puzzle(rng: np.random.Generator, n_givens: int = 28) -> tuple[np.ndarray, np.ndarray]:
+    """(givens, solution), each (9, 9) int8, givens having exactly one solution.
+
+    Cells are removed in symmetric pairs (as newspapers print them) while the puzzle stays
+    unique; stops at `n_givens` or when no pair can go.
+    """
+    solution = solved_grid(rng)
+    givens = solution.copy()
+    for i in rng.permutation(41):
+        if np.count_nonzero(givens) <= n_givens:
+            break
+        r, c = divmod(int(i), 9)
+        trial = givens.copy()
+        trial[r, c] = trial[8 - r, 8 - c] = 0
+        if count_solutions(trial) == 1:
+            givens = trial
+    return givens, solution
+
+
+# ---------------------------------------------------------------------------------------------
+# Fonts
+
+FONT_FILES = {
+    "sans": (
+        "LiberationSans-Bold.ttf",
+        "LiberationSans-Regular.ttf",
+        "DejaVuSans-Bold.ttf",
+        "DejaVuSans.ttf",
+        "FreeSansBold.ttf",
+        "FreeSans.ttf",
+        "NimbusSans-Bold.otf",
+        "NimbusSans-Regular.otf",
+        "NimbusSansNarrow-Bold.otf",
+        "LiberationSansNarrow-Bold.ttf",
+    ),
+    "serif": (
+        "LiberationSerif-Regular.ttf",
+        "LiberationSerif-Bold.ttf",
+        "DejaVuSerif.ttf",
+        "FreeSerif.ttf",
+        "FreeSerifBold.ttf",
+        "NimbusRoman-Regular.otf",
+        "NimbusRoman-Bold.otf",
+        "C059-Roman.otf",
+        "C059-Bold.otf",
+        "P052-Roman.otf",
+        "P052-Bold.otf",
+        "URWBookman-Light.otf",
+        "URWBookman-Demi.otf",
+    ),
+}
+FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
+
+
+@functools.cache
+def installed_fonts(family: str) -> tuple[str, ...]:
+    """Paths of the fonts of `family` ("sans" or "serif") found on this machine."""
+    by_name = {}
+    for root in FONT_DIRS:
+        if root.is_dir():
+            for path in root.rglob("*"):
+                by_name.setdefault(path.name, str(path))
+    return tuple(by_name[name] for name in FONT_FILES[family] if name in by_name)
+
+
+@functools.lru_cache(maxsize=256)
+def _font(path: str | None, size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """A font at `size` pixels; Pillow's bundled font when no TTF/OTF is installed."""
+    if path is None:
+        return ImageFont.load_default(size)
+    return ImageFont.truetype(path, size)
+
+
+# ---------------------------------------------------------------------------------------------
+# Style: every random choice, drawn once from the seed
+
+
+@dataclass(frozen=True)
+class Style:
+    """How one photo looks. `random_style` draws one; `make_photo(**overrides)` adjusts it."""
+
+    kind: str = "newspaper"
+    digit_font: str | None = None  # path; None = Pillow's bundled font
+    text_font: str | None = None
+    digit_height: float = 0.62  # printed digit height / cell height
+    thin_line: float = 0.025  # line widths / cell size
+    thick_line: float = 0.07
+    border_line: float = 0.09
+    shaded_boxes: bool = False  # alternate 3x3 boxes tinted grey
+    paper: tuple[float, float, float] = (226, 222, 210)  # BGR
+    ink: tuple[float, float, float] = (40, 38, 38)
+    show_through: float = 0.05  # mirrored text from the back of the sheet
+    grid_fraction: float = 0.7  # grid size / shorter photo side
+    offset: tuple[float, float] = (0.0, 0.0)  # grid centre offset / photo size
+    roll: float = 0.0  # degrees, in-plane rotation
+    pitch: float = 0.0  # degrees, camera tilt about the page's x axis
+    yaw: float = 0.0
+    curl: float = 0.0  # page bend: vertical bow at the grid's edge, in cells
+    curl_skew: float = 0.0  # asymmetric (cubic) part of the bend
+    side_bow: float = 0.0  # horizontal bow, in cells
+    light: float = 0.9  # mean brightness factor
+    gradient: tuple[float, float] = (0.0, 0.0)  # brightness change across the photo
+    vignette: float = 0.1
+    warmth: float = 0.05  # warm (tungsten) colour cast
+    shadow: float = 0.0  # darkness of a soft shadow (0 = none)
+    blur: float = 0.02  # Gaussian sigma / cell size
+    noise: float = 3.0  # sensor noise sigma in grey levels
+    jpeg_quality: int = 85
+    text: bool = True  # title and columns of words around the grid
+    second_grid: bool = True  # yesterday's solution beside the puzzle
+    background: tuple[float, float, float] = (90, 110, 140)  # BGR table colour
+    extra: dict = field(default_factory=dict)
+
+
+def random_style(rng: np.random.Generator, kind: str = "newspaper") -> Style:
+    """A plausible phone photo of `kind` ("newspaper", "book", "sheet"), moderate angles."""
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {', '.join(KINDS)}")
+    u = rng.uniform
+    family = "serif" if kind == "book" or (kind == "newspaper" and rng.random() < 0.3) else "sans"
+    digit_fonts = installed_fonts(family) or installed_fonts("sans") or (None,)
+    serif = installed_fonts("serif")
+    text_fonts = tuple(f for f in serif if "Bold" not in f and "Demi" not in f) or (None,)
+    paper = {
+        "newspaper": (u(200, 222), u(212, 230), u(218, 236)),
+        "book": (u(222, 238), u(232, 244), u(238, 248)),
+        "sheet": (u(238, 250), u(240, 250), u(240, 250)),
+    }[kind]
+    grey = u(25, 55) if kind == "newspaper" else u(10, 35)
+    thin = u(0.015, 0.04)
+    thick = thin * u(2.0, 3.5)
+    tilt = 28 if kind != "sheet" else 22
+    return Style(
+        kind=kind,
+        digit_font=digit_fonts[rng.integers(len(digit_fonts))],
+        text_font=text_fonts[rng.integers(len(text_fonts))],
+        digit_height=u(0.5, 0.66),
+        thin_line=thin,
+        thick_line=thick,
+        border_line=thick * u(1.0, 1.6),
+        shaded_boxes=kind == "newspaper" and rng.random() < 0.25,
+        paper=paper,
+        ink=(grey, grey, grey + u(0, 8)),
+        show_through=u(0.03, 0.09) if kind == "newspaper" else u(0.0, 0.03),
+        grid_fraction=u(0.55, 0.85),
+        offset=(u(-0.08, 0.08), u(-0.08, 0.08)),
+        roll=u(-12, 12),
+        pitch=u(-tilt, tilt),
+        yaw=u(-tilt * 0.7, tilt * 0.7),
+        curl=0.0 if kind == "sheet" else u(-0.25, 0.25),
+        curl_skew=0.0 if kind == "sheet" else u(-0.15, 0.15),
+        side_bow=0.0 if kind == "sheet" else u(-0.15, 0.15),
+        light=u(0.72, 1.0),
+        gradient=(u(-0.3, 0.3), u(-0.3, 0.3)),
+        vignette=u(0.0, 0.3),
+        warmth=u(-0.03, 0.12),
+        shadow=u(0.2, 0.45) if rng.random() < 0.5 else 0.0,
+        blur=u(0.008, 0.03),
+        noise=u(1.5, 6.0),
+        jpeg_quality=int(rng.integers(60, 93)),
+        text=True,
+        second_grid=rng.random() < 0.8,
+        background=(u(40, 140), u(60, 150), u(80, 170)),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The flat printed page (an ink-coverage image: 0 = paper, 255 = full ink)
+
+_WORD_TEXT = (
+    "the of and to in a is that for it as was with be by on not he this are or his from at "
+    "which but have an they you were her she there one all we their when been has more if "
+    "will would who so no council weather market river county school season minister train "
+    "garden report village festival league coast harbour library answer puzzle crossword "
+    "tomorrow morning evening north south price shares bridge museum summer winter road"
+)
+WORDS = tuple(_WORD_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Page:
+    """The flat page: ink coverage, where the puzzle grid sits (top-left, size) in pixels."""
+
+    ink: np.ndarray  # (H, W) uint8
+    grid_origin: tuple[int, int]
+    grid_size: int
+
+
+def _draw_text_block(draw, rng, font, box, line_height) -> None:
+    """Fill `box` (x0, y0, x1, y1) with lines of random words."""
+    x0, y0, x1, y1 = box
+    y = y0
+    while y + line_height <= y1:
+        line, width = [], 0.0
+        while True:
+            word = WORDS[rng.integers(len(WORDS))]
+            w = font.getlength(word + " ")
+            if x0 + width + w > x1:
+                break
+            line.append(word)
+            width += w
+        if rng.random() < 0.12:  # paragraph end: a short line, then a gap
+            line = line[: max(1, len(line) // 2)]
+        draw.text((x0, y), " ".join(line), font=font, fill=255)
+        y += line_height * (1.6 if rng.random() < 0.1 else 1.0)
+
+
+def _draw_grid(draw, style: Style, origin, size: int, digits: np.ndarray, font) -> None:
+    """A 9x9 grid whose outer edge covers pixels origin .. origin + size - 1, digits centred."""
+    x0, y0 = origin
+    cell = size / 9
+    if style.shaded_boxes:
+        for br in range(3):
+            for bc in range(3):
+                if (br + bc) % 2:
+                    bx, by = x0 + bc * 3 * cell, y0 + br * 3 * cell
+                    draw.rectangle((bx, by, bx + 3 * cell, by + 3 * cell), fill=28)
+    for r in range(9):
+        for c in range(9):
+            d = int(digits[r, c])
+            if d:
+                left, top, right, bottom = font.getbbox(str(d), anchor="lt")
+                cx = x0 - 0.5 + (c + 0.5) * cell - (left + right) / 2
+                cy = y0 - 0.5 + (r + 0.5) * cell - (top + bottom) / 2
+                draw.text(
+                    (round(cx + 0.5), round(cy + 0.5)), str(d), font=font, fill=255, anchor="lt"
+                )
+    for i in range(10):
+        if i in (0, 9):
+            width = style.border_line
+        else:
+            width = style.thick_line if i % 3 == 0 else style.thin_line
+        w = max(1, round(width * cell))
+        centre = i * cell  # offset of the line centre from the grid's outer edge
+        start = round(min(max(centre - w / 2, 0), size - w))  # kept inside the outer edge
+        draw.rectangle((x0 + start, y0, x0 + start + w - 1, y0 + size - 1), fill=255)
+        draw.rectangle((x0, y0 + start, x0 + size - 1, y0 + start + w - 1), fill=255)
+
+
+def _digit_font(style: Style, cell: float):
+    """The digit font sized so that a printed '8' is `digit_height` of a cell tall."""
+    probe = _font(style.digit_font, 100)
+    left, top, right, bottom = probe.getbbox("8")
+    size = max(6, round(100 * style.digit_height * cell / max(1, bottom - top)))
+    return _font(style.digit_font, size)
+
+
+def draw_page(rng: np.random.Generator, style: Style, givens: np.ndarray, grid_size: int) -> Page:
+    """The printed page around a grid of `grid_size` pixels: title, text, second grid."""
+    g = grid_size
+    width, height = round(2.3 * g), round(2.15 * g)
+    on_left = rng.random() < 0.6
+    gx = round(0.3 * g) if on_left else width - round(0.3 * g) - g
+    gy = round(0.55 * g)
+    img = Image.new("L", (width, height), 0)
+    draw = ImageDraw.Draw(img)
+    cell = g / 9
+    _draw_grid(draw, style, (gx, gy), g, givens, _digit_font(style, cell))
+    if style.text:
+        title = _font(style.digit_font, max(8, round(0.09 * g)))
+        draw.text((gx, gy - round(0.3 * g)), "SUDOKU", font=title, fill=255)
+        small = _font(style.text_font, max(6, round(0.035 * g)))
+        level = ["Easy", "Moderate", "Difficult", "Fiendish"][rng.integers(4)]
+        draw.text(
+            (gx, gy - round(0.14 * g)),
+            f"No. {rng.integers(1000, 9999)}   {level}.  Fill the grid so that every row, "
+            "column and 3x3 box contains 1 to 9.",
+            font=small,
+            fill=255,
+        )
+        body = _font(style.text_font, max(6, round(0.03 * g)))
+        line = 0.042 * g
+        _draw_text_block(draw, rng, body, (gx, gy + g + 0.12 * g, gx + g, height - 0.05 * g), line)
+        col0 = gx + g + 0.14 * g if on_left else 0.05 * g
+        col1 = width - 0.05 * g if on_left else gx - 0.14 * g
+        rule_x = (gx + g + col0) / 2 if on_left else (col1 + gx) / 2
+        draw.rectangle((rule_x, 0.05 * g, rule_x + max(1, 0.004 * g), height), fill=200)
+        small_size = round(min(col1 - col0, 0.5 * g))
+        sy = gy + round(rng.uniform(0.1, 0.45) * g)
+        if style.second_grid:
+            _draw_text_block(draw, rng, body, (col0, 0.05 * g, col1, sy - 0.12 * g), line)
+            draw.text((col0, sy - 0.08 * g), "Yesterday's solution", font=small, fill=255)
+            other = solved_grid(rng)
+            thin = replace(style, thin_line=style.thin_line * 1.5)
+            _draw_grid(
+                draw,
+                thin,
+                (round(col0), sy),
+                small_size,
+                other,
+                _digit_font(style, small_size / 9),
+            )
+            _draw_text_block(
+                draw, rng, body, (col0, sy + small_size + 0.08 * g, col1, height), line
+            )
+        else:
+            _draw_text_block(draw, rng, body, (col0, 0.05 * g, col1, height - 0.05 * g), line)
+        top_text = (0.05 * g, 0.02 * g, width - 0.05 * g, gy - 0.36 * g)
+        _draw_text_block(draw, rng, body, top_text, line)
+    ink = np.asarray(img)
+    if style.show_through > 0:  # the back of the sheet, mirrored and soft
+        back = cv2.GaussianBlur(np.ascontiguousarray(ink[:, ::-1]), (0, 0), 0.004 * g + 0.5)
+        ink = np.maximum(ink, (back * style.show_through).astype(np.uint8))
+    return Page(ink=ink, grid_origin=(gx, gy), grid_size=g)
+
+
+# ---------------------------------------------------------------------------------------------
+# Geometry: page -> bent page -> camera
+
+
+def _rotation(roll: float, pitch: float, yaw: float) -> np.ndarray:
+    """Camera rotation from degrees: pitch about x, yaw about y, roll about the optical axis."""
+    a, b, c = np.radians([pitch, yaw, roll])
+    rx = np.array([[1, 0, 0], [0, np.cos(a), -np.sin(a)], [0, np.sin(a), np.cos(a)]])
+    ry = np.array([[np.cos(b), 0, np.sin(b)], [0, 1, 0], [-np.sin(b), 0, np.cos(b)]])
+    rz = np.array([[np.cos(c), -np.sin(c), 0], [np.sin(c), np.cos(c), 0], [0, 0, 1]])
+    return rz @ rx @ ry
+
+
+@dataclass(frozen=True)
+class Camera:
+    """Maps page pixels to photo pixels: bend the page, then a homography (pinhole camera).
+
+    The bend moves y by a bow that depends on x, then x by one that depends on y; both are
+    exactly invertible, which is what `cv2.remap` needs (photo pixel -> page pixel).
+    """
+
+    homography: np.ndarray  # bent page -> photo
+    centre: tuple[float, float]  # grid centre on the page
+    cell: float  # cell size on the page, pixels
+    curl: float
+    curl_skew: float
+    side_bow: float
+
+    def _bow_y(self, x):
+        t = (x - self.centre[0]) / (4.5 * self.cell)  # -1 .. 1 across the grid
+        return self.cell * (self.curl * t * t + self.curl_skew * t * t * t)
+
+    def _bow_x(self, y):
+        t = (y - self.centre[1]) / (4.5 * self.cell)
+        return self.cell * self.side_bow * t * t
+
+    def to_photo(self, points: np.ndarray) -> np.ndarray:
+        """Page points (N, 2) -> photo points (N, 2)."""
+        x, y = points[:, 0].astype(np.float64), points[:, 1].astype(np.float64)
+        y = y + self._bow_y(x)
+        x = x + self._bow_x(y)
+        return cv2.perspectiveTransform(np.stack([x, y], 1)[None], self.homography)[0]
+
+    def page_maps(self, width: int, height: int) -> tuple[np.ndarray, np.ndarray]:
+        """For every photo pixel, the page pixel it shows (float32 maps for cv2.remap)."""
+        inv = np.linalg.inv(self.homography).astype(np.float32)
+        xs = np.arange(width, dtype=np.float32)[None, :]
+        ys = np.arange(height, dtype=np.float32)[:, None]
+        w = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
+        x = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / w
+        y = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / w
+        x -= self._bow_x(y).astype(np.float32)
+        y -= self._bow_y(x).astype(np.float32)
+        return x, y
+
+
+def place_camera(style: Style, page: Page, size: tuple[int, int]) -> Camera:
+    """A camera that sees the grid at the style's angles, filling `grid_fraction` of the photo.
+
+    Shrinks the grid until its (bent) outline stays inside the photo with a margin.
+    """
+    width, height = size
+    g = page.grid_size
+    cx, cy = page.grid_origin[0] - 0.5 + g / 2, page.grid_origin[1] - 0.5 + g / 2
+    focal = 0.8 * math.hypot(width, height)
+    k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+    rot = _rotation(style.roll, style.pitch, style.yaw)
+    fraction = style.grid_fraction
+    edge = np.linspace(0, 1, 19)
+    outline = np.concatenate(
+        [
+            np.stack([edge, 0 * edge], 1),
+            np.stack([1 + 0 * edge, edge], 1),
+            np.stack([edge, 1 + 0 * edge], 1),
+            np.stack([0 * edge, edge], 1),
+        ]
+    ) * g + (np.array(page.grid_origin) - 0.5)
+    for _ in range(40):
+        distance = focal * g / (fraction * min(width, height))
+        to_world = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], float)
+        extrinsic = np.column_stack([rot[:, 0], rot[:, 1], [0, 0, distance]])
+        h = k @ extrinsic @ to_world
+        shift = np.array(
+            [[1, 0, style.offset[0] * width], [0, 1, style.offset[1] * height], [0, 0, 1]]
+        )
+        camera = Camera(shift @ h, (cx, cy), g / 9, style.curl, style.curl_skew, style.side_bow)
+        pts = camera.to_photo(outline)
+        margin = 0.03 * min(width, height)
+        inside = (pts.min(0) >= margin).all() and (
+            pts.max(0) <= [width - margin, height - margin]
+        ).all()
+        if inside:
+            return camera
+        fraction *= 0.95
+    raise ValueError("could not fit the grid inside the photo; check the style's angles")
+
+
+# ---------------------------------------------------------------------------------------------
+# Light, shadow, lens and sensor
+
+
+def _smooth_noise(rng, shape, scale: int) -> np.ndarray:
+    """Low-frequency noise in about -1..1, upsampled from a coarse random field."""
+    h, w = shape
+    coarse = rng.standard_normal((max(2, h // scale), max(2, w // scale))).astype(np.float32)
+    return cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
+
+
+def _shadow_mask(rng, shape) -> np.ndarray:
+    """A soft-edged blob entering from one side of the photo (a hand or a phone), 0..1."""
+    h, w = shape
+    small = (max(8, h // 8), max(8, w // 8))
+    mask = np.zeros(small, np.float32)
+    sh, sw = small
+    side = rng.integers(4)
+    depth = rng.uniform(0.15, 0.4)
+    a, b = sorted(rng.uniform(0, 1, 2))
+    b = max(b, a + 0.3)
+    if side == 0:
+        poly = [(a * sw, 0), (b * sw, 0), (b * sw * 0.9, depth * sh), (a * sw * 1.1, depth * sh)]
+    elif side == 1:
+        poly = [(sw, a * sh), (sw, b * sh), ((1 - depth) * sw, b * sh), ((1 - depth) * sw, a * sh)]
+    elif side == 2:
+        poly = [(a * sw, sh), (b * sw, sh), (b * sw, (1 - depth) * sh), (a * sw, (1 - depth) * sh)]
+    else:
+        poly = [(0, a * sh), (0, b * sh), (depth * sw, b * sh * 0.95), (depth * sw, a * sh)]
+    cv2.fillPoly(mask, [np.round(np.array(poly)).astype(np.int32)], 1.0)
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.04 * max(sh, sw))
+    return cv2.resize(mask, (w, h), interpolation=cv2.INTER_LINEAR)
+
+
+def _light_field(rng, style: Style, shape) -> np.ndarray:
+    """Brightness per pixel: mean level, linear gradient, vignette, optional shadow."""
+    h, w = shape
+    ys = np.linspace(-0.5, 0.5, h, dtype=np.float32)[:, None]
+    xs = np.linspace(-0.5, 0.5, w, dtype=np.float32)[None, :]
+    field = style.light * (1 + style.gradient[0] * xs + style.gradient[1] * ys)
+    field = field * (1 - style.vignette * (xs * xs + ys * ys) * 2)
+    if style.shadow > 0:
+        field = field * (1 - style.shadow * _shadow_mask(rng, shape))
+    return np.clip(field, 0.15, 1.2)
+
+
+# ---------------------------------------------------------------------------------------------
+# The photo
+
+
+@dataclass(frozen=True)
+class SyntheticPhoto:
+    """A generated photo and what is known about it.
+
+    `image` is BGR uint8 exactly as decoded from `jpeg`; `corners` (4, 2) float32 are the outer
+    corners of the puzzle grid in the photo, TL, TR, BR, BL of the upright grid.
+    """
+
+    image: np.ndarray
+    jpeg: bytes
+    givens: np.ndarray  # (9, 9) int8, 0 = empty
+    solution: np.ndarray | None  # (9, 9) int8
+    corners: np.ndarray
+    style: Style
+    seed: int
+
+
+def render_photo(
+    givens: np.ndarray,
+    solution: np.ndarray | None = None,
+    *,
+    seed: int = 0,
+    size: tuple[int, int] = (640, 480),
+    style: Style | None = None,
+    kind: str = "newspaper",
+) -> SyntheticPhoto:
+    """A phone photo (width, height) = `size` of `givens` printed on a page of `kind`.
+
+    The page is drawn at about 1.3x the resolution the grid gets in the photo, so resampling
+    it through the camera anti-aliases lines and digits the way a lens does.
+    """
+    givens = np.asarray(givens, dtype=np.int8).reshape(9, 9)
+    width, height = size
+    if width < 64 or height < 64:
+        raise ValueError(f"photo size {size} is too small; need at least 64x64")
+    rng = np.random.default_rng([seed, 1])
+    style = style or random_style(rng, kind)
+    grid_px = style.grid_fraction * min(width, height)
+    page = draw_page(rng, style, givens, max(90, round(1.3 * grid_px)))
+    camera = place_camera(style, page, size)
+    map_x, map_y = camera.page_maps(width, height)
+    ink = cv2.remap(page.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    sheet = np.full(page.ink.shape, 255, np.uint8)
+    on_page = cv2.remap(sheet, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    del map_x, map_y
+
+    shape = (height, width)
+    paper = (
+        np.array(style.paper, np.float32) * (1 + 0.012 * _smooth_noise(rng, shape, 40))[..., None]
+    )
+    table = (
+        np.array(style.background, np.float32)
+        * (1 + 0.12 * _smooth_noise(rng, shape, 48))[..., None]
+    )
+    a = (on_page.astype(np.float32) / 255)[..., None]
+    photo = table * (1 - a) + paper * a
+    del paper, table
+    a = (ink.astype(np.float32) / 255)[..., None]
+    photo = photo * (1 - a) + np.array(style.ink, np.float32) * a
+    del a
+    cast = np.array([1 - style.warmth, 1.0, 1 + 0.5 * style.warmth], np.float32)  # BGR
+    photo *= _light_field(rng, style, shape)[..., None] * cast
+    cell_px = grid_px / 9
+    photo = cv2.GaussianBlur(photo, (0, 0), max(0.3, style.blur * cell_px))
+    luma = rng.standard_normal(shape, dtype=np.float32) * style.noise
+    photo += luma[..., None]
+    photo += rng.standard_normal(photo.shape, dtype=np.float32) * (0.4 * style.noise)
+    image = np.clip(photo + 0.5, 0, 255).astype(np.uint8)
+    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
+    jpeg = buf.tobytes()
+    g = page.grid_size
+    ox, oy = page.grid_origin[0] - 0.5, page.grid_origin[1] - 0.5
+    corners = camera.to_photo(np.array([[ox, oy], [ox + g, oy], [ox + g, oy + g], [ox, oy + g]]))
+    return SyntheticPhoto(
+        image=cv2.imdecode(buf, cv2.IMREAD_COLOR),
+        jpeg=jpeg,
+        givens=givens,
+        solution=None if solution is None else np.asarray(solution, np.int8).reshape(9, 9),
+        corners=corners.astype(np.float32),
+        style=style,
+        seed=seed,
+    )
+
+
+def make_photo(
+    seed: int,
+    *,
+    size: tuple[int, int] = (640, 480),
+    kind: str = "newspaper",
+    n_givens: int | None = None,
+    **overrides,
+) -> SyntheticPhoto:
+    """A fresh puzzle (unique solution) photographed as `kind`; same seed, same photo.
+
+    `overrides` replace fields of the drawn `Style`, e.g. `curl=0, pitch=0` for a flat page
+    seen head-on, `shadow=0`, `second_grid=False`.
+    """
+    rng = np.random.default_rng([seed, 0])
+    givens, solution = make_puzzle(rng, n_givens or int(rng.integers(24, 34)))
+    style = random_style(np.random.default_rng([seed, 2]), kind)
+    if overrides:
+        style = replace(style, **overrides)
+    return render_photo(givens, solution, seed=seed, size=size, style=style)
+
+
+def grid_string(grid: np.ndarray) -> str:
+    """81 characters in reading order, '0' for an empty cell."""
+    return "".join(str(int(v)) for v in np.asarray(grid).reshape(81))
