@@ -1,0 +1,75 @@
+"""The HTTP service: `create_app(settings)` builds the FastAPI app.
+
+Layout (FastAPI's larger-application style): `settings` (limits from the environment),
+`dependencies` (what routers receive), `errors` (one JSON error shape), `middleware` (body
+limit, access log), `workers` + `jobs` (the solver processes), `cache` (overlays),
+`routers/` (photos, grid, health, page). Run it with `sudoku-lens serve`.
+
+>>> app = create_app(Settings(workers=1))        # doctest: +SKIP
+>>> # uvicorn.run(app)  -- or TestClient(app) in tests
+"""
+
+from __future__ import annotations
+
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from api.service import errors
+from api.service.cache import ResultCache
+from api.service.middleware import AccessLog, BodyLimit, configure_access_log
+from api.service.routers import grid, health, page, photos
+from api.service.settings import Settings
+from api.service.workers import SolverPool
+
+DESCRIPTION = """
+Photograph a sudoku, get it solved and drawn back onto the photo.
+
+* `POST /v1/solve` with a photo (multipart field `image`) answers the JSON result, or the
+  solved photo itself for `Accept: image/jpeg` / `image/png`.
+* `POST /v1/grid` solves a puzzle given as text (and explains it with `"explain": true`).
+* Errors are always `{"error": {"code": ..., "message": ...}}`.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    """A ready-to-serve app; its solver processes start with the app's lifespan."""
+    settings = settings or Settings.from_env()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI):
+        pool = SolverPool(
+            size=settings.workers,
+            queue_length=settings.queue_length,
+            timeout_s=settings.timeout_s,
+            env=settings.as_env(),
+        )
+        app.state.pool = pool
+        try:
+            await pool.start()
+            yield
+        finally:
+            await pool.close()
+
+    app = FastAPI(
+        title="sudoku-lens",
+        version="1",
+        description=DESCRIPTION,
+        lifespan=lifespan,
+    )
+    app.state.settings = settings
+    app.state.cache = ResultCache(
+        max_items=settings.result_cache_size,
+        max_bytes=settings.result_cache_bytes,
+        ttl_s=settings.result_ttl_s,
+    )
+    errors.install(app)
+    for module in (photos, grid, health, page):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=page.STATIC), name="static")
+    # Added last = outermost: the access log sees the body limit's 413s too.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
+    app.add_middleware(AccessLog)
+    configure_access_log()
+    return app

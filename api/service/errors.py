@@ -1,0 +1,142 @@
+"""Every error the service returns has one JSON shape: {"error": {"code", "message"}}.
+
+`code` is a stable word a program can switch on; `message` is a sentence for the user naming
+what is wrong. Some errors add fields (422 photo errors carry `result`, what was read).
+
+| status | codes |
+| --- | --- |
+| 400 | malformed, missing_field, empty_image |
+| 404 | not_found (unknown route, or an overlay expired or never existed) |
+| 405 | method_not_allowed |
+| 406 | not_acceptable |
+| 413 | too_large (the request body), image_too_large (its pixel count) |
+| 415 | unsupported_content_type, not_an_image, corrupt_image |
+| 422 | no_grid, unreadable, invalid_givens, no_solution, multiple_solutions, invalid_puzzle |
+| 500 | internal (a bug; the log has the request id) |
+| 503 | busy (queue full, with Retry-After), not_ready |
+| 504 | timeout (the per-request time limit) |
+
+>>> error_body("no_grid", "no sudoku grid found in the photo")
+{'error': {'code': 'no_grid', 'message': 'no sudoku grid found in the photo'}}
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+log = logging.getLogger("sudoku_lens.service")
+
+
+class ErrorDetail(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+    code: str = Field(description="stable machine-readable word, e.g. no_grid, too_large")
+    message: str = Field(description="what is wrong, in a sentence for the user")
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorDetail
+
+
+class ApiError(Exception):
+    """Raised anywhere in a request to answer with an error of the documented shape."""
+
+    def __init__(
+        self,
+        status: int,
+        code: str,
+        message: str,
+        *,
+        headers: dict[str, str] | None = None,
+        **extra: Any,
+    ):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.headers = headers or {}
+        self.extra = extra
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict:
+    return {"error": {"code": code, "message": message, **extra}}
+
+
+def error_response(
+    status: int, code: str, message: str, headers: dict | None = None, **extra
+) -> JSONResponse:
+    return JSONResponse(error_body(code, message, **extra), status_code=status, headers=headers)
+
+
+HTTP_CODES = {
+    400: "malformed",
+    404: "not_found",
+    405: "method_not_allowed",
+    406: "not_acceptable",
+    413: "too_large",
+    415: "unsupported_content_type",
+    503: "not_ready",
+}
+
+
+def describe_validation(error: RequestValidationError) -> str:
+    """pydantic's errors as one sentence: where and what, e.g. "body.limit: must be >= 1"."""
+    parts = []
+    for item in error.errors()[:5]:
+        where = ".".join(str(p) for p in item.get("loc", ()))
+        parts.append(f"{where}: {item.get('msg', 'invalid')}")
+    return "malformed request: " + "; ".join(parts)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every failure into the JSON error shape."""
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, error: ApiError) -> JSONResponse:
+        return error_response(
+            error.status, error.code, error.message, headers=error.headers, **error.extra
+        )
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, error: StarletteHTTPException) -> JSONResponse:
+        code = HTTP_CODES.get(error.status_code, "error")
+        message = error.detail if isinstance(error.detail, str) else str(error.detail)
+        if error.status_code == 404 and message == "Not Found":
+            message = f"no such endpoint: {request.method} {request.url.path}"
+        if error.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path}"
+        return error_response(error.status_code, code, message, headers=error.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, error: RequestValidationError) -> JSONResponse:
+        return error_response(400, "malformed", describe_validation(error))
+
+    @app.exception_handler(Exception)
+    async def internal_error(request: Request, error: Exception) -> JSONResponse:
+        request_id = getattr(request.state, "request_id", "?")
+        log.exception("internal error in request %s", request_id)
+        return error_response(
+            500, "internal", f"internal error (request id {request_id}); this is a bug"
+        )
+
+
+# For the OpenAPI document: which errors each endpoint can answer.
+def responses(*statuses: int) -> dict[int | str, dict]:
+    meaning = {
+        400: "malformed request",
+        404: "not found or expired",
+        406: "cannot produce an acceptable type",
+        413: "request body or image too large",
+        415: "not an image (judged by content) or wrong Content-Type",
+        422: "processed, but unsolvable as read: `error.result` holds what was read",
+        503: "busy (see Retry-After) or not ready",
+        504: "took longer than the per-request time limit",
+    }
+    return {s: {"model": ErrorResponse, "description": meaning[s]} for s in statuses}
