@@ -1,0 +1,192 @@
+"""Recognise the digit in each cell: per cell a probability for empty and for each digit 1-9.
+
+Two engines behind one interface, `recognise(cells, engine)` -> (81, 10) float32, column 0
+"empty", columns 1..9 the digits; every row sums to 1.
+
+- "classifier": a small multilayer perceptron shipped as `vision/models/digits.npz` (float16
+  weights, trained by `python -m vision.train_digits`), run with numpy: well under a
+  millisecond for a whole grid, so it can also be asked about all four rotations.
+- "tesseract": Tesseract OCR through pytesseract, ONE process call per photo: every digit
+  cell is pasted into one mosaic image, one grid row per text line, and `image_to_data` maps
+  each recognised character back to its cell by position. Its word confidence becomes the
+  digit's probability.
+
+Cells without ink (see `vision.cells`) are empty with high probability in both engines; the
+classifier also has a "not a digit" class for specks and smudges that did reach it.
+
+>>> import numpy as np
+>>> from vision.cells import cut_cells
+>>> probs = recognise(cut_cells(np.full((450, 450), 255, np.uint8)), "classifier")
+>>> probs.shape, bool((probs.argmax(axis=1) == 0).all())
+((81, 10), True)
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cells import Cells
+
+ENGINES = ("classifier", "tesseract")
+DEFAULT_ENGINE = "classifier"
+MODEL = Path(__file__).resolve().parent / "models" / "digits.npz"
+EMPTY_SURE = 0.995  # probability of "empty" for a cell in which no blob was found
+
+
+def recognise(cells: Cells, engine: str = DEFAULT_ENGINE) -> np.ndarray:
+    """(81, 10) float32 probabilities: column 0 empty, columns 1..9 the digits."""
+    if engine not in ENGINES:
+        raise ValueError(
+            f"unknown recognition engine {engine!r}; choose one of {', '.join(ENGINES)}"
+        )
+    probs = empty_probabilities(len(cells.ink))
+    if cells.ink.any():
+        read = (
+            classify(cells.images[cells.ink])
+            if engine == "classifier"
+            else tesseract_read(cells.images[cells.ink])
+        )
+        probs[cells.ink] = read
+    return probs
+
+
+def empty_probabilities(n: int) -> np.ndarray:
+    probs = np.full((n, 10), (1 - EMPTY_SURE) / 9, np.float32)
+    probs[:, 0] = EMPTY_SURE
+    return probs
+
+
+# ---------------------------------------------------------------- orientation
+
+
+def orientation_scores(cells: Cells) -> np.ndarray:
+    """(4,) how upright the digits look after k quarter turns counter-clockwise of the warped
+    grid (`Cells.rotated(k)`, i.e. np.rot90(warped, k)): the mean log probability of the best
+    digit over the ink cells, by the classifier (cheap whatever engine reads afterwards)."""
+    scores = np.zeros(4)
+    if not cells.ink.any():
+        return scores
+    for k in range(4):
+        images = cells.rotated(k).images
+        ink = cells.rotated(k).ink
+        p = classify(images[ink])
+        scores[k] = float(np.log(p[:, 1:].max(axis=1) + 1e-6).mean())
+    return scores
+
+
+def upright_turns(cells: Cells) -> int:
+    """The k in 0..3 for which `cells.rotated(k)` stands upright."""
+    return int(np.argmax(orientation_scores(cells)))
+
+
+# ---------------------------------------------------------------- classifier
+
+
+def load_model(path: str | Path | None = None) -> dict:
+    """The classifier's weights as float32 arrays (w0, b0, w1, b1, ...): the shipped model,
+    or the file named by $SUDOKU_LENS_DIGIT_MODEL (to measure a retrained model)."""
+    return read_model(Path(path or os.environ.get("SUDOKU_LENS_DIGIT_MODEL") or MODEL))
+
+
+@functools.lru_cache(maxsize=4)
+def read_model(path: Path) -> dict:
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"digit model {path} is missing: run `python -m vision.train_digits`"
+        )
+    with np.load(path) as data:
+        return {k: data[k].astype(np.float32) for k in data.files if k[0] in "wb"}
+
+
+def forward(x: np.ndarray, w: dict, keep: bool = False):
+    """The perceptron: ReLU hidden layers, softmax out. With keep, every layer's output
+    (the training script needs them for backpropagation)."""
+    acts = [x]
+    n_layers = len(w) // 2
+    for i in range(n_layers):
+        z = acts[-1] @ w[f"w{i}"] + w[f"b{i}"]
+        if i < n_layers - 1:
+            acts.append(np.maximum(z, 0))
+        else:
+            z = z - z.max(axis=1, keepdims=True)
+            e = np.exp(z)
+            acts.append(e / e.sum(axis=1, keepdims=True))
+    return acts if keep else acts[-1]
+
+
+def classify(images: np.ndarray, weights: dict | None = None) -> np.ndarray:
+    """(N, 10) probabilities for N normalised digit images (uint8 0..255 or float 0..1)."""
+    w = load_model() if weights is None else weights
+    x = images.reshape(len(images), -1).astype(np.float32)
+    if images.dtype == np.uint8:
+        x /= 255.0
+    return forward(x, w).astype(np.float32)
+
+
+# ---------------------------------------------------------------- tesseract
+
+TILE = 48  # pixels per digit in the mosaic
+GAP = 32  # blank between digits, so each stays its own word
+
+
+def mosaic(images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Black digits on white, 9 per text line. Returns the image and (N, 2) slot centres."""
+    n = len(images)
+    rows = (n + 8) // 9
+    pitch = TILE + GAP
+    sheet = np.full((GAP + rows * pitch, GAP + 9 * pitch), 255, np.uint8)
+    centres = np.zeros((n, 2))
+    for i, img in enumerate(images):
+        r, c = divmod(i, 9)
+        x, y = GAP + c * pitch, GAP + r * pitch
+        sheet[y : y + TILE, x : x + TILE] = 255 - cv2.resize(
+            img, (TILE, TILE), interpolation=cv2.INTER_LINEAR
+        )
+        centres[i] = (x + TILE / 2, y + TILE / 2)
+    return sheet, centres
+
+
+def tesseract_read(images: np.ndarray) -> np.ndarray:
+    """(N, 10) probabilities for N digit images with a single Tesseract call."""
+    import pytesseract
+
+    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+    sheet, centres = mosaic(images)
+    data = pytesseract.image_to_data(
+        sheet,
+        config="--psm 6 --oem 1 -c tessedit_char_whitelist=123456789",
+        output_type=pytesseract.Output.DICT,
+    )
+    n = len(images)
+    # unread blobs: probably a digit Tesseract could not make out, not an empty cell
+    probs = np.full((n, 10), 0.1, np.float32)
+    pitch = TILE + GAP
+    for text, left, top, width, height, conf in zip(
+        data["text"],
+        data["left"],
+        data["top"],
+        data["width"],
+        data["height"],
+        data["conf"],
+        strict=True,
+    ):
+        text = text.strip()
+        if not text or float(conf) < 0:
+            continue
+        p = min(max(float(conf) / 100, 0.11), 0.99)
+        for j, ch in enumerate(text):  # a word of several digits: split its box evenly
+            if not ch.isdigit() or ch == "0":
+                continue
+            cx = left + (j + 0.5) * width / len(text)
+            cy = top + height / 2
+            slot = int(np.argmin(np.abs(centres[:, 0] - cx) + np.abs(centres[:, 1] - cy)))
+            if abs(centres[slot, 0] - cx) > pitch / 2 or abs(centres[slot, 1] - cy) > pitch / 2:
+                continue
+            probs[slot] = (1 - p) / 9
+            probs[slot, int(ch)] = p
+    return probs / probs.sum(axis=1, keepdims=True)
