@@ -26,23 +26,26 @@ MAX_WIDTH = 3
 SHOWN_LINKS = 6
 
 
-def propagate(
-    grid: Candidates, rounds: int = MAX_ROUNDS
-) -> tuple[list[tuple[int, int]], str | None]:
+def propagate(grid: Candidates, rounds: int = MAX_ROUNDS) -> tuple[list[tuple[int, int]], str | None]:
     """Apply naked and hidden singles to `grid` (in place) until none is left, the grid
     breaks, or `rounds` run out. Returns the placements made, in order, and the reason
     the grid broke (None when it did not)."""
     trail: list[tuple[int, int]] = []
     cells = grid.layout.unit_cells
+    size = grid.geometry.size
     for _ in range(rounds):
-        broken = grid.contradiction()
-        if broken:
-            return trail, broken
-        found: dict[int, int] = {}
-        for cell in np.flatnonzero(grid.marks.sum(axis=1) == 1).tolist():
-            found[cell] = int(np.argmax(grid.marks[cell])) + 1
+        counts = grid.marks.sum(axis=1)
         places = grid.marks[cells]
-        units, digits = np.nonzero(places.sum(axis=1) == 1)
+        per_digit = places.sum(axis=1)
+        filled = (grid.values[cells] != 0).sum(axis=1)
+        if ((counts == 0) & (grid.values == 0)).any() or (
+            filled + (per_digit > 0).sum(axis=1) < size
+        ).any():
+            return trail, grid.contradiction()
+        found: dict[int, int] = {}
+        for cell in np.flatnonzero(counts == 1).tolist():
+            found[cell] = int(np.argmax(grid.marks[cell])) + 1
+        units, digits = np.nonzero(per_digit == 1)
         for u, d in zip(units.tolist(), digits.tolist(), strict=True):
             cell = int(cells[u][places[u, :, d]][0])
             if found.setdefault(cell, d + 1) != d + 1:
