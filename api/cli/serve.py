@@ -1,4 +1,9 @@
-"""Commands of the `sudoku-lens` CLI: serve (filled in by its issue)."""
+"""`sudoku-lens serve`: the HTTP service and its phone page, served by uvicorn.
+
+uvicorn and FastAPI are imported inside the command, so the rest of the CLI starts fast.
+One uvicorn process runs the event loop (uploads, limits, the overlay cache); `--workers`
+solver processes do the CPU-bound work (see api/service/workers.py for why).
+"""
 
 from __future__ import annotations
 
@@ -7,3 +12,57 @@ import typer
 
 def register(app: typer.Typer) -> None:
     """Add this module's commands to the app."""
+    app.command("serve")(serve)
+
+
+def serve(
+    host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on (0.0.0.0: all)."),
+    port: int = typer.Option(8000, "--port", "-p", min=0, max=65535, help="TCP port."),
+    workers: int | None = typer.Option(
+        None,
+        "--workers",
+        "-j",
+        min=1,
+        help="Solver processes (default: SUDOKU_LENS_WORKERS, else min(2, cores)).",
+    ),
+    queue_length: int | None = typer.Option(
+        None, "--queue-length", min=0, help="Jobs that may wait for a busy solver (then 503)."
+    ),
+    timeout: float | None = typer.Option(
+        None, "--timeout", min=0.1, help="Seconds one request may take (then 504)."
+    ),
+    max_upload_mb: float | None = typer.Option(
+        None, "--max-upload-mb", min=0.01, help="Largest accepted upload, in MB (then 413)."
+    ),
+    log_level: str = typer.Option("info", "--log-level", help="uvicorn's log level."),
+) -> None:
+    """Serve the HTTP API and the phone page (open http://HOST:PORT/ on a phone).
+
+    Limits come from SUDOKU_LENS_* environment variables (see the README's http section);
+    these options override them.
+    """
+    from api.service.settings import Settings
+
+    try:
+        settings = Settings.from_env(
+            workers=workers,
+            queue_length=queue_length,
+            timeout_s=timeout,
+            max_upload_mb=max_upload_mb,
+        )
+    except ValueError as error:
+        typer.echo(f"error: {error}", err=True)
+        raise typer.Exit(2) from None
+
+    import uvicorn
+
+    from api.service import create_app
+
+    uvicorn.run(
+        create_app(settings),
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,  # the service writes its own JSON access log
+        timeout_graceful_shutdown=5,
+    )

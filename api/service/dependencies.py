@@ -6,6 +6,8 @@ reaching for globals, so two apps with different limits can live in one process 
 
 from __future__ import annotations
 
+import contextlib
+
 from fastapi import Request
 
 from api.service.cache import ResultCache
@@ -27,15 +29,21 @@ def get_pool(request: Request) -> SolverPool:
 
 
 class Jobs:
-    """Run a job in the solver pool; every way it can fail becomes an `ApiError`."""
+    """The solver pool as routers use it; every way a job can fail becomes an `ApiError`.
+
+    >>> async with jobs.slot():                      # doctest: +SKIP
+    ...     answer = await jobs.run("grid", payload)
+    """
 
     def __init__(self, request: Request):
         self.pool: SolverPool = request.app.state.pool
         self.state = request.state
 
-    async def __call__(self, kind: str, payload: dict) -> dict:
+    @contextlib.asynccontextmanager
+    async def slot(self):
         try:
-            value, timings = await self.pool.run(kind, payload)
+            async with self.pool.slot():
+                yield
         except QueueFull as error:
             self.state.log["refused"] = True
             raise ApiError(
@@ -45,6 +53,12 @@ class Jobs:
                 f"retry in {error.retry_after} s",
                 headers={"Retry-After": str(error.retry_after)},
             ) from None
+        except PoolClosed as error:
+            raise ApiError(503, "not_ready", str(error), headers={"Retry-After": "5"}) from None
+
+    async def run(self, kind: str, payload: dict) -> dict:
+        try:
+            value, timings = await self.pool.run(kind, payload)
         except JobTimeout as error:
             raise ApiError(504, "timeout", f"gave up: {error}") from None
         except PoolClosed as error:
@@ -58,12 +72,8 @@ class Jobs:
         self.state.timings.update(timings)
         if "error" in value:
             details = dict(value["error"])
-            status, code, message = (
-                details.pop("status"),
-                details.pop("code"),
-                details.pop("message"),
-            )
-            raise ApiError(status, code, message, **details)
+            status, code = details.pop("status"), details.pop("code")
+            raise ApiError(status, code, details.pop("message"), **details)
         return value
 
 

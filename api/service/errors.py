@@ -9,6 +9,7 @@ what is wrong. Some errors add fields (422 photo errors carry `result`, what was
 | 404 | not_found (unknown route, or an overlay expired or never existed) |
 | 405 | method_not_allowed |
 | 406 | not_acceptable |
+| 408 | upload_timeout (the body did not arrive within the time limit) |
 | 413 | too_large (the request body), image_too_large (its pixel count) |
 | 415 | unsupported_content_type, not_an_image, corrupt_image |
 | 422 | no_grid, unreadable, invalid_givens, no_solution, multiple_solutions, invalid_puzzle |
@@ -133,6 +134,7 @@ def responses(*statuses: int) -> dict[int | str, dict]:
         400: "malformed request",
         404: "not found or expired",
         406: "cannot produce an acceptable type",
+        408: "the upload was too slow (took longer than the time limit)",
         413: "request body or image too large",
         415: "not an image (judged by content) or wrong Content-Type",
         422: "processed, but unsolvable as read: `error.result` holds what was read",

@@ -100,7 +100,9 @@ class SolverPool:
     """`size` solver processes behind a bounded queue.
 
     >>> pool = SolverPool(size=2, queue_length=8, timeout_s=30, env={})  # doctest: +SKIP
-    >>> await pool.start(); await pool.run("grid", {"puzzle": "..."})  # doctest: +SKIP
+    >>> await pool.start()  # doctest: +SKIP
+    >>> async with pool.slot():  # doctest: +SKIP
+    ...     answer, timings = await pool.run("grid", {"puzzle": "...", "limit": 2})
     """
 
     def __init__(self, *, size: int, queue_length: int, timeout_s: float, env: dict[str, str]):
@@ -178,11 +180,12 @@ class SolverPool:
         waiting = max(0, self.admitted - self.size) + 1
         return max(1, min(60, math.ceil(waiting * self.mean_ms / 1000 / self.size)))
 
-    async def run(self, kind: str, payload: Any) -> tuple[Any, dict[str, float]]:
-        """Run one job; returns (its result, {"queue": ms, "work": ms}).
+    @contextlib.asynccontextmanager
+    async def slot(self):
+        """Admission: hold one of the `workers + queue_length` places, or QueueFull at once.
 
-        Raises QueueFull at once when the pool is saturated, JobTimeout past the deadline,
-        WorkerCrashed if the process died or the job raised an unexpected exception.
+        Taken before the upload is read, so the bytes held by uploads in progress are
+        bounded too (places x the body limit).
         """
         if self.closed:
             raise PoolClosed("the server is shutting down")
@@ -190,6 +193,17 @@ class SolverPool:
             self.counts["refused"] += 1
             raise QueueFull(self.retry_after())
         self.admitted += 1
+        try:
+            yield
+        finally:
+            self.admitted -= 1
+
+    async def run(self, kind: str, payload: Any) -> tuple[Any, dict[str, float]]:
+        """Run one job (inside `slot()`); returns (its result, {"queue": ms, "work": ms}).
+
+        Raises JobTimeout past the deadline (queue wait included), WorkerCrashed if the
+        process died or the job raised an unexpected exception.
+        """
         admitted_at = time.perf_counter()
         try:
             return await asyncio.wait_for(
@@ -198,8 +212,6 @@ class SolverPool:
         except TimeoutError:
             self.counts["timeouts"] += 1
             raise JobTimeout(f"the job took longer than {self.timeout_s:g} s") from None
-        finally:
-            self.admitted -= 1
 
     async def _dispatch(self, kind: str, payload: Any, admitted_at: float):
         worker = await self.idle.get()

@@ -102,7 +102,8 @@ async def solve_grid(
             "malformed",
             f"limit {body.limit} is above the server's maximum of {settings.max_solutions}",
         )
-    answer = await jobs("grid", body.model_dump())
+    async with jobs.slot():
+        answer = await jobs.run("grid", body.model_dump())
     request.state.timings.update(answer.get("timings", {}))
     request.state.log["outcome"] = answer["status"]
     if body.count:

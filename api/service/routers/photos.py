@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 import time
 
@@ -100,7 +101,7 @@ def preferred_type(accept: str | None) -> str:
             "description": "solved",
             "content": {"image/jpeg": {}, "image/png": {}},
         },
-        **responses(400, 406, 413, 415, 422, 503, 504),
+        **responses(400, 406, 408, 413, 415, 422, 503, 504),
     },
     openapi_extra=UPLOAD_BODY,
 )
@@ -111,20 +112,19 @@ async def solve(
     cache: ResultCache = Depends(get_cache),
 ):
     wanted = preferred_type(request.headers.get("accept"))
-    started = time.perf_counter()
-    data, _ = await read_upload(request, settings.max_upload_bytes)
-    request.state.timings["upload"] = round((time.perf_counter() - started) * 1000, 2)
-    request.state.log["format"] = check_image(data, settings.max_pixels)
-    request.state.log["upload_bytes"] = len(data)
-    answer = await jobs(
-        "photo",
-        {
-            "data": data,
-            "engine": settings.engine,
-            "max_pixels": settings.max_pixels,
-            "png": wanted == "image/png",
-        },
-    )
+    async with jobs.slot():  # 503 at once when full, before the body is read
+        data = await read_upload_in_time(request, settings)
+        request.state.log["format"] = check_image(data, settings.max_pixels)
+        request.state.log["upload_bytes"] = len(data)
+        answer = await jobs.run(
+            "photo",
+            {
+                "data": data,
+                "engine": settings.engine,
+                "max_pixels": settings.max_pixels,
+                "png": wanted == "image/png",
+            },
+        )
     del data
     result = answer["result"]
     request.state.timings.update(result.get("timings", {}))
@@ -141,6 +141,20 @@ async def solve(
         headers["X-Sudoku-Solution"] = result.get("solution") or ""
         return Response(body, media_type=wanted, headers=headers)
     return JSONResponse(result, headers=headers)
+
+
+async def read_upload_in_time(request: Request, settings: Settings) -> bytes:
+    """The upload, read within the time limit (a client trickling bytes cannot hold a place)."""
+    started = time.perf_counter()
+    try:
+        async with asyncio.timeout(settings.timeout_s):
+            data, _ = await read_upload(request, settings.max_upload_bytes)
+    except TimeoutError:
+        raise ApiError(
+            408, "upload_timeout", f"the upload took longer than {settings.timeout_s:g} s"
+        ) from None
+    request.state.timings["upload"] = round((time.perf_counter() - started) * 1000, 2)
+    return data
 
 
 def overlay_url(result_id: str) -> str:

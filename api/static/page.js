@@ -1,0 +1,302 @@
+// sudoku-lens phone page: upload a photo, show the solved photo and an editable board.
+// Plain JavaScript, no build step, no outside requests: everything comes from this server.
+"use strict";
+
+const N = 81;
+const LOW_CONFIDENCE = 0.8; // readings below this are highlighted for checking
+const BIG_UPLOAD = 3 * 1024 * 1024; // larger photos are scaled down on the phone first
+const MAX_SIDE = 2560;
+
+const board = document.getElementById("board");
+const message = document.getElementById("message");
+const photo = document.getElementById("photo");
+const solvedImage = document.getElementById("solved");
+const download = document.getElementById("download");
+const hintButton = document.getElementById("hint");
+const hintText = document.getElementById("hint-text");
+
+// The board: what the puzzle is (givens), where each given came from, and what we know.
+const state = {
+  givens: new Array(N).fill(0),
+  origin: new Array(N).fill(""), // "photo" | "edited" | ""
+  low: new Array(N).fill(false),
+  corrected: new Map(), // cell -> text for its tooltip
+  solution: null,
+  conflicts: new Set(),
+  hinted: new Set(),
+};
+
+const cells = [];
+for (let i = 0; i < N; i++) {
+  const cell = document.createElement("input");
+  const r = Math.floor(i / 9), c = i % 9;
+  cell.className = `r${r} c${c}`;
+  cell.inputMode = "numeric";
+  cell.autocomplete = "off";
+  cell.maxLength = 2;
+  cell.setAttribute("aria-label", `row ${r + 1} column ${c + 1}`);
+  cell.dataset.cell = String(i);
+  cell.addEventListener("focus", () => cell.select());
+  cell.addEventListener("input", () => editCell(i, cell.value));
+  board.appendChild(cell);
+  cells.push(cell);
+}
+
+function say(text, kind = "") {
+  message.textContent = text;
+  message.className = kind;
+}
+
+function cellName(i) {
+  return `r${Math.floor(i / 9) + 1}c${(i % 9) + 1}`;
+}
+
+function cellIndex(name) {
+  const m = /^r(\d)c(\d)$/.exec(name);
+  return m ? (Number(m[1]) - 1) * 9 + Number(m[2]) - 1 : -1;
+}
+
+function draw() {
+  for (let i = 0; i < N; i++) {
+    const cell = cells[i];
+    const given = state.givens[i];
+    const shown = given || (state.solution ? state.solution[i] : 0);
+    if (document.activeElement !== cell || cell.value !== String(shown || "")) {
+      cell.value = shown ? String(shown) : "";
+    }
+    const origin = state.origin[i];
+    cell.classList.toggle("given", given > 0 && origin === "photo");
+    cell.classList.toggle("edited", origin === "edited");
+    cell.classList.toggle("low", origin === "photo" && state.low[i]);
+    cell.classList.toggle("corrected", origin === "photo" && state.corrected.has(i));
+    cell.classList.toggle("conflict", state.conflicts.has(i));
+    cell.classList.toggle("hinted", state.hinted.has(i));
+    cell.title = state.corrected.get(i) || (state.low[i] && origin === "photo" ? "unsure reading" : "");
+  }
+}
+
+function puzzleLine() {
+  return state.givens.map((v) => (v ? String(v) : ".")).join("");
+}
+
+// ---- the photo -------------------------------------------------------------------------
+
+function loadReading(result) {
+  const givens = result.givens || "0".repeat(N);
+  state.givens = Array.from(givens, (ch) => Number(ch) || 0);
+  state.origin = state.givens.map((v) => (v ? "photo" : ""));
+  const confidence = result.confidence || [];
+  state.low = state.givens.map((_, i) => confidence[i] !== undefined && confidence[i] < LOW_CONFIDENCE);
+  for (const name of result.suspects || []) {
+    const i = cellIndex(name);
+    if (i >= 0) state.low[i] = true;
+  }
+  state.corrected = new Map();
+  for (const fix of result.corrections || []) {
+    state.corrected.set(fix.index, `read ${fix.read || "empty"}, the rules made it ${fix.now || "empty"}`);
+  }
+  state.solution = result.solution ? Array.from(result.solution, Number) : null;
+  state.conflicts = new Set();
+  state.hinted = new Set();
+  hintText.hidden = true;
+  draw();
+}
+
+async function shrink(file) {
+  // Phone photos of 12+ MP take long to upload; a 2560 px JPEG reads just as well.
+  if (file.size <= BIG_UPLOAD || !window.createImageBitmap) return file;
+  try {
+    const bitmap = await createImageBitmap(file, { imageOrientation: "from-image" });
+    const scale = Math.min(1, MAX_SIDE / Math.max(bitmap.width, bitmap.height));
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.round(bitmap.width * scale);
+    canvas.height = Math.round(bitmap.height * scale);
+    canvas.getContext("2d").drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    const blob = await new Promise((resolve) => canvas.toBlob(resolve, "image/jpeg", 0.92));
+    return blob || file;
+  } catch (error) {
+    return file; // the server copes with the original
+  }
+}
+
+const UPLOAD_ERRORS = {
+  400: "The upload was malformed",
+  408: "The upload was too slow",
+  413: "That photo is too large",
+  415: "That file is not a photo this app can read",
+  500: "Something went wrong on the server",
+  503: "The server is busy",
+  504: "The photo took too long to solve",
+};
+
+async function upload(file, attempt = 1) {
+  if (!file) return;
+  say("Reading the photo…", "busy");
+  hintText.hidden = true;
+  let response, body;
+  try {
+    const form = new FormData();
+    form.append("image", await shrink(file), file.name || "photo.jpg");
+    response = await fetch("/v1/solve", {
+      method: "POST",
+      body: form,
+      headers: { Accept: "application/json" },
+    });
+    body = await response.json().catch(() => ({}));
+  } catch (error) {
+    say("Could not reach the server. Check the connection and try again.", "error");
+    return;
+  }
+  if (response.ok) {
+    loadReading(body);
+    photo.hidden = false;
+    solvedImage.src = body.output;
+    download.href = body.output;
+    say(`Solved. ${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
+    return;
+  }
+  const error = body.error || { message: response.statusText, code: "" };
+  if (response.status === 422) {
+    photo.hidden = true;
+    loadReading(error.result || {});
+    const fix = error.result && error.result.givens
+      ? " Fix the highlighted cells below and it solves at once."
+      : " You can type the puzzle into the board below.";
+    say(`Could not solve the photo: ${sentence(error.message)}${fix}`, "error");
+    return;
+  }
+  if (response.status === 503 && attempt < 3) {
+    const wait = Number(response.headers.get("Retry-After")) || 2;
+    say(`The server is busy; trying again in ${wait} s…`, "busy");
+    setTimeout(() => upload(file, attempt + 1), wait * 1000);
+    return;
+  }
+  const lead = UPLOAD_ERRORS[response.status] || `The server answered ${response.status}`;
+  const id = response.headers.get("X-Request-ID");
+  say(`${lead}: ${sentence(error.message)}${response.status >= 500 && id ? ` (request ${id})` : ""}`, "error");
+}
+
+function sentence(text) {
+  text = String(text || "").trim();
+  if (!text) return "";
+  text = text[0].toUpperCase() + text.slice(1);
+  return /[.!?]$/.test(text) ? text : `${text}.`;
+}
+
+for (const id of ["camera", "library"]) {
+  const input = document.getElementById(id);
+  input.addEventListener("change", () => {
+    const file = input.files && input.files[0];
+    input.value = ""; // choosing the same photo again still fires
+    upload(file);
+  });
+}
+
+// ---- the board -------------------------------------------------------------------------
+
+function editCell(i, text) {
+  const digit = Number(String(text).replace(/[^1-9]/g, "").slice(-1)) || 0;
+  if (digit === state.givens[i] && state.origin[i] !== "") {
+    draw();
+    return;
+  }
+  state.givens[i] = digit;
+  state.origin[i] = "edited";
+  state.hinted = new Set();
+  hintText.hidden = true;
+  cells[i].value = digit ? String(digit) : "";
+  resolveSoon();
+}
+
+let pending = null;
+let generation = 0;
+
+function resolveSoon() {
+  clearTimeout(pending);
+  pending = setTimeout(resolve, 120);
+}
+
+async function postGrid(extra = {}) {
+  const response = await fetch("/v1/grid", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json" },
+    body: JSON.stringify({ puzzle: puzzleLine(), limit: 2, ...extra }),
+  });
+  const body = await response.json().catch(() => ({}));
+  return { response, body };
+}
+
+async function resolve() {
+  const mine = ++generation;
+  say("Solving…", "busy");
+  let answer;
+  try {
+    answer = await postGrid();
+  } catch (error) {
+    say("Could not reach the server. Check the connection and try again.", "error");
+    return;
+  }
+  if (mine !== generation) return; // a newer edit is already on its way
+  const { response, body } = answer;
+  state.conflicts = new Set();
+  state.solution = null;
+  if (!response.ok) {
+    const error = body.error || {};
+    say(`${UPLOAD_ERRORS[response.status] || "Could not solve"}: ${sentence(error.message)}`, "error");
+    draw();
+    return;
+  }
+  if (body.status === "unique") {
+    state.solution = Array.from(body.solutions[0], Number);
+    say("Solved with your fix. (The photo above still shows the first reading.)", "ok");
+  } else if (body.status === "multiple") {
+    say("These digits allow more than one solution: a digit is probably missing.", "error");
+  } else if (body.status === "invalid") {
+    for (const text of body.conflicts || []) {
+      for (const name of text.match(/r\dc\d/g) || []) state.conflicts.add(cellIndex(name));
+    }
+    say(`Two equal digits share a row, column or box: ${(body.conflicts || []).join("; ")}.`, "error");
+  } else {
+    say(`No solution: ${sentence(body.reason) || "a digit is probably misread."}`, "error");
+  }
+  draw();
+}
+
+hintButton.addEventListener("click", async () => {
+  let answer;
+  try {
+    answer = await postGrid({ explain: true, limit: 2 });
+  } catch (error) {
+    say("Could not reach the server. Check the connection and try again.", "error");
+    return;
+  }
+  const { response, body } = answer;
+  const steps = response.ok && body.explanation ? body.explanation.steps || [] : [];
+  const step = steps.find((s) => s.technique !== "guess") || steps[0];
+  if (!step) {
+    const why = response.ok
+      ? body.status === "unique" || body.status === "multiple"
+        ? "The board is already full."
+        : "No hint: the digits on the board have no solution yet; fix them first."
+      : sentence((body.error || {}).message);
+    hintText.textContent = why;
+    hintText.hidden = false;
+    return;
+  }
+  state.hinted = new Set([
+    ...(step.cells || []),
+    ...(step.placements || []).map((p) => p.cell),
+  ].map(cellIndex).filter((i) => i >= 0));
+  const grade = body.explanation.grade ? ` (puzzle grade: ${body.explanation.grade.level})` : "";
+  hintText.textContent = `${step.technique}: ${sentence(step.text)}${grade}`;
+  hintText.hidden = false;
+  draw();
+});
+
+document.getElementById("clear").addEventListener("click", () => {
+  loadReading({});
+  photo.hidden = true;
+  say("Board cleared: type a puzzle into it, or take a photo.");
+});
+
+draw();
