@@ -155,6 +155,19 @@ def solutions(puzzle, limit: int = 2) -> list[np.ndarray]:
     return found
 
 
+def _checked_solutions(puzzle) -> list[np.ndarray]:
+    """Up to two solutions, or ValueError naming what is wrong with the puzzle."""
+    from solver.grid import conflicts
+
+    clashes = conflicts(puzzle)
+    if clashes:
+        raise ValueError(f"the puzzle breaks the rules: {clashes[0]}")
+    found = solutions(puzzle, limit=2)
+    if not found:
+        raise ValueError("the puzzle has no solution")
+    return found
+
+
 # -- stepping ----------------------------------------------------------------------------
 
 
@@ -217,9 +230,7 @@ def explain(
     solution; a puzzle with several solutions is explained without uniqueness techniques,
     guessing towards the first solution found.
     """
-    found = solutions(puzzle, limit=2)
-    if not found:
-        raise ValueError("the puzzle has no solution")
+    found = _checked_solutions(puzzle)
     unique = len(found) == 1
     solution = found[0]
     start = _puzzle_grid(puzzle)
@@ -261,8 +272,6 @@ def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
     grid = _puzzle_grid(puzzle)
     if grid.is_solved:
         return None
-    found = solutions(puzzle, limit=2)
-    if not found:
-        raise ValueError("the puzzle has no solution")
+    found = _checked_solutions(puzzle)
     batch = next_steps(grid, _selected(techniques, len(found) == 1))
     return batch[0] if batch else _guess(grid, found[0])

@@ -26,7 +26,9 @@ MAX_WIDTH = 3
 SHOWN_LINKS = 6
 
 
-def propagate(grid: Candidates, rounds: int = MAX_ROUNDS) -> tuple[list[tuple[int, int]], str | None]:
+def propagate(
+    grid: Candidates, rounds: int = MAX_ROUNDS
+) -> tuple[list[tuple[int, int]], str | None]:
     """Apply naked and hidden singles to `grid` (in place) until none is left, the grid
     breaks, or `rounds` run out. Returns the placements made, in order, and the reason
     the grid broke (None when it did not)."""
