@@ -1,0 +1,33 @@
+"""Errors of the reading pipeline, each with a message a user can act on.
+
+Every failure a photo can cause is one of these, so callers (CLI, HTTP) map them to an exit
+status or an HTTP status without ever showing a traceback:
+
+>>> try:
+...     raise NoGridFound("no sudoku grid found in the photo")
+... except VisionError as error:
+...     print(error)
+no sudoku grid found in the photo
+"""
+
+from __future__ import annotations
+
+
+class VisionError(Exception):
+    """Base of every error the photo pipeline raises for bad or unusable input."""
+
+
+class NotAnImage(VisionError):
+    """The input is not an image we can decode (empty, text, unknown format, 1×1 pixel)."""
+
+
+class ImageTooLarge(VisionError):
+    """The image has more pixels than allowed; judged from the header, before decoding."""
+
+
+class Unreadable(VisionError):
+    """An image, but broken: truncated or corrupt data, or a file that cannot be opened."""
+
+
+class NoGridFound(VisionError):
+    """A good image in which no sudoku grid could be located."""
