@@ -24,6 +24,7 @@ left exactly as they were.
 from __future__ import annotations
 
 import functools
+import math
 from pathlib import Path
 
 import cv2
@@ -54,22 +55,36 @@ def default_font() -> str | None:
 
 
 @functools.lru_cache(maxsize=1024)
-def glyph(digit: int, height: int, font: str | None = None) -> tuple[np.ndarray, float, float]:
+def glyph(
+    digit: int, height: int, font: str | None = None, soft: bool = False
+) -> tuple[np.ndarray, float, float]:
     """(alpha (h, w) uint8, centre x, centre y): `digit` whose ink is `height` pixels tall.
 
     The centre is that of the ink's bounding box, in pixel-centre coordinates of the patch; a
-    one-pixel empty margin keeps the warp's interpolation from cutting strokes.
+    one-pixel empty margin keeps the warp's interpolation from cutting strokes. `soft` blurs
+    it by a Gaussian of 1.2 pixels.
     """
     height = max(4, int(height))
     if font is None:
-        return _hershey_glyph(digit, height)
+        return _soften(_hershey_glyph(digit, height), soft)
     probe = ImageFont.truetype(font, 200)
     left, top, right, bottom = probe.getbbox("8", anchor="lt")
     face = ImageFont.truetype(font, max(4, round(200 * height / (bottom - top))))
     left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
     canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
     ImageDraw.Draw(canvas).text((2 - left, 2 - top), str(digit), font=face, fill=255, anchor="lt")
-    return _centred(np.asarray(canvas))
+    return _soften(_centred(np.asarray(canvas)), soft)
+
+
+def _soften(shape: tuple[np.ndarray, float, float], soft: bool) -> tuple[np.ndarray, float, float]:
+    """`shape` (alpha, centre x, centre y) blurred by a 1.2 px Gaussian, margin grown to fit."""
+    if not soft:
+        return shape
+    alpha, cx, cy = shape
+    wide = cv2.copyMakeBorder(alpha, 4, 4, 4, 4, cv2.BORDER_CONSTANT, value=0)
+    wide = cv2.GaussianBlur(wide, (0, 0), 1.2)
+    wide.flags.writeable = False
+    return wide, cx + 4, cy + 4
 
 
 def _hershey_glyph(digit: int, height: int) -> tuple[np.ndarray, float, float]:
@@ -94,7 +109,7 @@ def _centred(alpha: np.ndarray) -> tuple[np.ndarray, float, float]:
 
 
 @functools.lru_cache(maxsize=64)
-def ring(size: int) -> tuple[np.ndarray, float, float]:
+def ring(size: int, soft: bool = False) -> tuple[np.ndarray, float, float]:
     """An anti-aliased circle outline filling a `size`-pixel square, with its centre."""
     size = max(8, int(size))
     canvas = np.zeros((size + 2, size + 2), np.uint8)
@@ -104,7 +119,7 @@ def ring(size: int) -> tuple[np.ndarray, float, float]:
     thickness = max(1, round(size / 14))
     cv2.circle(canvas, (centre, centre), round(radius), 255, thickness, cv2.LINE_AA, shift)
     canvas.flags.writeable = False
-    return canvas, (size + 1) / 2, (size + 1) / 2
+    return _soften((canvas, (size + 1) / 2, (size + 1) / 2), soft)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -125,39 +140,65 @@ def cell_centres(side: int, cell_boxes: np.ndarray | None = None) -> tuple[np.nd
     return centres, np.maximum(boxes[..., 3] - boxes[..., 1], 1)
 
 
-def printed_height(
-    square: np.ndarray, printed: np.ndarray, cell_boxes: np.ndarray | None = None
-) -> float | None:
-    """Median ink height / cell height of the printed digits in cells where `printed` is True.
+def ink_blob(gray: np.ndarray, centre, h: float) -> tuple[int, int, int, int] | None:
+    """The printed digit in the cell at `centre` (cell height `h`) of the upright grey
+    square: its box x, y, w, h in square pixels, or None for an empty cell.
 
-    `square` is the grid warped upright (grey or BGR). In each cell's inner part, the largest
-    dark blob after Otsu thresholding is the digit. None when fewer than three cells hold a
-    plausible digit.
+    The largest dark blob after Otsu thresholding of the cell's inner part (inside the grid
+    lines); blobs that fill the whole inner part are lines or shadow, not digits.
     """
-    gray = cv2.cvtColor(square, cv2.COLOR_BGR2GRAY) if square.ndim == 3 else square
     side = gray.shape[0]
-    centres, heights = cell_centres(side, cell_boxes)
-    ratios = []
-    for r, c in zip(*np.nonzero(printed), strict=True):
-        h = heights[r, c]
-        cx, cy = centres[r, c]
-        half = 0.4 * h  # inside the cell lines
-        x0, x1 = round(cx - half), round(cx + half) + 1
-        y0, y1 = round(cy - half), round(cy + half) + 1
-        if x0 < 0 or y0 < 0 or x1 > side or y1 > side:
-            continue
-        patch = gray[y0:y1, x0:x1]
-        if float(patch.mean()) - float(patch.min()) < 30:
-            continue  # no ink here
-        _, ink = cv2.threshold(patch, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
-        n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
-        if n < 2:
-            continue
-        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        blob_h = stats[best, cv2.CC_STAT_HEIGHT]
-        if 0.25 * h <= blob_h < 0.79 * h:  # taller ones touch the lines: not a digit
-            ratios.append(blob_h / h)
+    half = 0.4 * h
+    x0, x1 = round(centre[0] - half), round(centre[0] + half) + 1
+    y0, y1 = round(centre[1] - half), round(centre[1] + half) + 1
+    if x0 < 0 or y0 < 0 or x1 > side or y1 > side:
+        return None
+    patch = gray[y0:y1, x0:x1]
+    if float(patch.mean()) - float(patch.min()) < 30:
+        return None  # too little contrast: no ink
+    _, ink = cv2.threshold(patch, 0, 255, cv2.THRESH_BINARY_INV | cv2.THRESH_OTSU)
+    n, _, stats, _ = cv2.connectedComponentsWithStats(ink, connectivity=8)
+    if n < 2:
+        return None
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    bx, by, bw, bh = (int(v) for v in stats[best, :4])
+    if not 0.25 * h <= bh < 0.79 * h:
+        return None
+    return x0 + bx, y0 + by, bw, bh
+
+
+def printed_height(blobs: dict, heights: np.ndarray) -> float | None:
+    """Median ink height / cell height of the printed digits `blobs` {(r, c): box}; None
+    when fewer than three were found."""
+    ratios = [box[3] / heights[cell] for cell, box in blobs.items()]
     return float(np.median(ratios)) if len(ratios) >= 3 else None
+
+
+def print_blur(image: np.ndarray, inverse: np.ndarray, blobs: dict) -> float:
+    """Gaussian sigma (photo pixels) of the printed digits' edges, from up to five of them.
+
+    A step edge of contrast C blurred by sigma has a steepest slope of C / (sigma sqrt(2 pi)),
+    so sigma = C / (2.5 * steepest slope). Drawing our digits that soft makes them sit in the
+    photo like the print instead of looking pasted on.
+    """
+    sigmas = []
+    for x, y, w, h in list(blobs.values())[:5]:
+        box = np.array(
+            [[[x - 2, y - 2], [x + w + 2, y - 2], [x + w + 2, y + h + 2], [x - 2, y + h + 2]]]
+        )
+        quad = cv2.perspectiveTransform(box.astype(np.float64), inverse)[0]
+        x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int), 0)
+        x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int), image.shape[1::-1])
+        if x1 - x0 < 6 or y1 - y0 < 6:
+            continue
+        gray = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
+        gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8
+        gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8
+        slope = float(np.percentile(np.hypot(gx, gy), 99.5))
+        lo, hi = np.percentile(gray, [3, 97])
+        if slope > 0 and hi - lo > 30:
+            sigmas.append((hi - lo) / (2.5 * slope))
+    return float(np.median(sigmas)) if sigmas else 0.0
 
 
 # ---------------------------------------------------------------------------------------------
@@ -252,16 +293,17 @@ def draw_solution(
     digit_height: float | None = None,
     colour: tuple[int, int, int] = DIGIT_COLOUR,
     font: str | None = "default",
+    soften: bool = True,
 ) -> np.ndarray:
     """A copy of `image` with `digits` (9, 9; 0 = nothing) drawn into their cells.
 
     `homography` maps photo pixels to the upright grid square of `side` pixels; `cell_boxes`
     (9, 9, 4) x0, y0, x1, y1 in that square place the cells when the reader found them (else
     a regular 9x9 split). `corrected` (9, 9) bool rings those cells in orange (and draws their
-    digit, if any, in orange). `outline` (4, 2) photo corners draws the detected grid's edge.
+    digit in orange when the cell shows no print). `outline` (4, 2) photo corners draws the detected grid's edge.
     `digit_height` (fraction of a cell) overrides the height measured from the printed digits
     in the cells where `digits` is 0. `font` is a TTF/OTF path, "default", or None for
-    OpenCV's Hershey font.
+    OpenCV's Hershey font. `soften` blurs our digits as much as the print is blurred.
     """
     homography, side, digits = _validate(image, homography, side, digits)
     if font == "default":
@@ -271,23 +313,37 @@ def draw_solution(
     corrected = np.asarray(corrected, bool).reshape(9, 9)
     centres, heights = cell_centres(side, cell_boxes)
     square = cv2.warpPerspective(image, homography, (side, side), flags=cv2.INTER_LINEAR)
+    gray = cv2.cvtColor(square, cv2.COLOR_BGR2GRAY)
+    undrawn = np.nonzero((digits == 0) | corrected)
+    blobs = {
+        cell: box
+        for cell in zip(*undrawn, strict=True)
+        if (box := ink_blob(gray, centres[cell], heights[cell])) is not None
+    }
     if digit_height is None:
-        digit_height = printed_height(square, digits == 0, cell_boxes)
+        digit_height = printed_height(blobs, heights)
     digit_height = float(np.clip(digit_height or DEFAULT_HEIGHT, 0.3, 0.85))
     inverse = np.linalg.inv(homography)
+    # our glyph, warped, is already about as soft as a 0.6 px Gaussian
+    blur = math.sqrt(max(print_blur(image, inverse, blobs) ** 2 - 0.36, 0)) if soften else 0.0
     drawn = list(zip(*np.nonzero((digits > 0) | corrected), strict=True))
     tints = paper_tints(square, centres, heights)
     out = image.copy()
     for r, c in drawn:
         at, h = centres[r, c], heights[r, c]
-        scale = max(1.0, 1.25 * _local_scale(inverse, at[0], at[1], h))  # patch px per square px
+        scale = 1.25 * _local_scale(inverse, at[0], at[1], h)  # patch px per square px
+        soft = blur > 0.8
+        if soft:  # a patch pixel of 0.8 blur, itself blurred by one: as soft as the print
+            scale /= blur
+        else:
+            scale = max(1.0, scale)
         tint = tints[r, c]
-        if digits[r, c]:
-            patch, gx, gy = glyph(int(digits[r, c]), round(digit_height * h * scale), font)
-            ink = CORRECTED_COLOUR if corrected[r, c] else colour
-            _stamp(out, homography, inverse, patch, (gx, gy), at, scale, np.multiply(ink, tint))
+        if digits[r, c] and (r, c) not in blobs:  # a corrected cell's print stays as it is
+            patch, gx, gy = glyph(int(digits[r, c]), round(digit_height * h * scale), font, soft)
+            ink = np.multiply(CORRECTED_COLOUR if corrected[r, c] else colour, tint)
+            _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
         if corrected[r, c]:
-            patch, gx, gy = ring(round(0.9 * h * scale))
+            patch, gx, gy = ring(round(0.9 * h * scale), soft)
             ink = np.multiply(CORRECTED_COLOUR, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
     if outline is not None:
