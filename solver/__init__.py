@@ -17,6 +17,7 @@ from solver.grid import (
     format_rows,
     parse,
 )
+from solver.solve import SolveResult, count_solutions, is_unique, solve
 
 __all__ = [
     "Geometry",
@@ -37,13 +38,3 @@ __all__ = [
     "solve",
     "standard",
 ]
-
-
-def __getattr__(name: str):
-    # The solve API pulls in numba only when first used, so `import solver` stays cheap
-    # for the CLI's cold start and for modules that only parse.
-    if name in ("solve", "count_solutions", "is_unique", "SolveResult"):
-        from solver import solve as _solve_module
-
-        return getattr(_solve_module, name)
-    raise AttributeError(f"module 'solver' has no attribute {name!r}")
