@@ -1,0 +1,118 @@
+"""The synthetic photo generator: valid unique puzzles, same seed same photo, truthful corners."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.synthetic import (
+    KINDS,
+    count_solutions,
+    grid_string,
+    make_photo,
+    make_puzzle,
+    solved_grid,
+)
+
+SIDE = 450
+
+
+def is_valid_solution(grid: np.ndarray) -> bool:
+    """Every row, column and box of `grid` (9, 9) holds 1..9 once."""
+    units = list(grid) + list(grid.T)
+    units += [grid[r : r + 3, c : c + 3].ravel() for r in (0, 3, 6) for c in (0, 3, 6)]
+    return all(sorted(u) == list(range(1, 10)) for u in units)
+
+
+def upright(photo, side: int = SIDE) -> np.ndarray:
+    """The photo's grid warped to an upright grey square through its ground-truth corners."""
+    square = np.array([[0, 0], [side, 0], [side, side], [0, side]], np.float32) - 0.5
+    h = cv2.getPerspectiveTransform(photo.corners, square)
+    gray = cv2.cvtColor(photo.image, cv2.COLOR_BGR2GRAY)
+    return cv2.warpPerspective(gray, h, (side, side), flags=cv2.INTER_LINEAR)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_solved_grid_is_a_valid_sudoku(seed):
+    assert is_valid_solution(solved_grid(np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_puzzle_has_one_solution_which_the_project_solver_agrees_with(seed):
+    from solver import parse, solve  # here, so the other tests run while the solver loads
+
+    givens, solution = make_puzzle(np.random.default_rng(seed), 27)
+    shown = givens > 0
+    assert (givens[shown] == solution[shown]).all()
+    assert 24 <= shown.sum() <= 34
+    assert count_solutions(givens) == 1
+    result = solve(parse(grid_string(givens)))
+    assert result.status == "unique"
+    assert grid_string(result.solutions[0]) == grid_string(solution)
+
+
+def test_counter_sees_several_and_no_solutions():
+    givens, solution = make_puzzle(np.random.default_rng(5), 30)
+    assert count_solutions(np.zeros((9, 9), np.int8)) == 2
+    clash = givens.copy()
+    r, c = np.argwhere(givens == 0)[0]
+    clash[r, c] = next(v for v in range(1, 10) if v in clash[r])  # repeats a row's digit
+    assert count_solutions(clash) == 0
+
+
+def test_same_seed_same_photo_other_seed_other_photo():
+    a = make_photo(11, size=(320, 240))
+    b = make_photo(11, size=(320, 240))
+    c = make_photo(12, size=(320, 240))
+    assert a.jpeg == b.jpeg
+    assert np.array_equal(a.corners, b.corners) and np.array_equal(a.givens, b.givens)
+    assert a.jpeg != c.jpeg and not np.array_equal(a.givens, c.givens)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_photo_matches_its_description(kind):
+    photo = make_photo(21, size=(640, 480), kind=kind)
+    assert photo.image.shape == (480, 640, 3) and photo.image.dtype == np.uint8
+    decoded = cv2.imdecode(np.frombuffer(photo.jpeg, np.uint8), cv2.IMREAD_COLOR)
+    assert np.array_equal(decoded, photo.image)
+    assert is_valid_solution(photo.solution)
+    assert count_solutions(photo.givens) == 1
+    assert photo.style.kind == kind
+
+
+def line_contrast(square: np.ndarray) -> tuple[float, float]:
+    """Mean grey level on the 10 expected grid lines and midway between them."""
+    step = square.shape[0] / 9
+    profile = square.astype(float).mean(0) + square.astype(float).mean(1)
+    lines = [profile[min(round(i * step), square.shape[0] - 2)] for i in range(1, 9)]
+    middles = [profile[round((i + 0.5) * step)] for i in range(9)]
+    return float(np.mean(lines)), float(np.mean(middles))
+
+
+@pytest.mark.parametrize("seed", [31, 32, 33])
+def test_corners_sit_on_the_drawn_grid_of_a_flat_page(seed):
+    photo = make_photo(seed, size=(800, 600), curl=0, curl_skew=0, side_bow=0)
+    square = upright(photo)
+    on_lines, between = line_contrast(square)
+    assert on_lines < between - 25  # the inner grid lines are where the corners say
+    border = np.concatenate([square[:3].ravel(), square[-3:].ravel(), square[:, :3].ravel()])
+    inside = square[SIDE // 18 - 5 : SIDE // 18 + 5, SIDE // 18 - 5 : SIDE // 18 + 5]
+    assert border.mean() < inside.mean() - 40  # the outer border runs along the edges
+
+
+@pytest.mark.parametrize("seed", [41, 42])
+def test_corners_are_the_border_corners_on_a_curled_page(seed):
+    photo = make_photo(seed, size=(800, 600), kind="book", curl=0.25)
+    square = upright(photo)
+    paper = np.median(square)
+    for y, x in [(0, 0), (0, SIDE - 6), (SIDE - 6, SIDE - 6), (SIDE - 6, 0)]:
+        corner = square[y : y + 6, x : x + 6]
+        assert corner.mean() < paper - 40, (y, x)
+
+
+def test_bad_requests_are_named():
+    with pytest.raises(ValueError, match="kind"):
+        make_photo(1, kind="magazine")
+    with pytest.raises(ValueError, match="too small"):
+        make_photo(1, size=(40, 30))
