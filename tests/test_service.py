@@ -1,0 +1,398 @@
+"""The HTTP service through FastAPI's TestClient: every endpoint and every error status.
+
+One app (one real solver process, real pipeline, real Tesseract) serves the whole module;
+tests that need another limit change it on that app and put it back.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import tempfile
+
+import cv2
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+from service_inputs import png_header_bomb
+
+from api.service import Settings, create_app
+from api.service.cache import ResultCache
+from api.service.routers.photos import preferred_type
+from vision.synthetic import make_photo, render_photo
+
+MAX_UPLOAD_MB = 2
+EASY = "1-53---9----6-----------27182----------487---------53-23---------7-59-----6---8-4"
+
+
+@pytest.fixture(scope="module")
+def app():
+    return create_app(
+        Settings(workers=1, queue_length=2, timeout_s=30, max_upload_mb=MAX_UPLOAD_MB)
+    )
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    with TestClient(app) as client:
+        yield client
+
+
+@pytest.fixture(scope="module")
+def photo():
+    return make_photo(11, size=(640, 480))
+
+
+@pytest.fixture
+def access_log():
+    """The access log's JSON lines, captured for one test."""
+    lines: list[str] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            lines.append(record.getMessage())
+
+    handler = Keep()
+    logger = logging.getLogger("sudoku_lens.access")
+    logger.addHandler(handler)
+    yield lines
+    logger.removeHandler(handler)
+
+
+def upload(client, data: bytes, *, name="photo.jpg", field="image", accept=None):
+    headers = {"Accept": accept} if accept else {}
+    return client.post("/v1/solve", files={field: (name, data, "image/jpeg")}, headers=headers)
+
+
+def assert_error(response, status: int, code: str) -> dict:
+    assert response.status_code == status, response.text
+    assert response.headers["content-type"].startswith("application/json")
+    error = response.json()["error"]
+    assert error["code"] == code, error
+    assert isinstance(error["message"], str) and len(error["message"]) > 10
+    return error
+
+
+def digits(line: str) -> np.ndarray:
+    return np.array([int(c) if c.isdigit() else 0 for c in line]).reshape(9, 9)
+
+
+def is_solution_of(solution: str, puzzle: str) -> bool:
+    grid, given = digits(solution), digits(puzzle)
+    full = set(range(1, 10))
+    units = [grid[r] for r in range(9)] + [grid[:, c] for c in range(9)]
+    units += [grid[r : r + 3, c : c + 3].ravel() for r in (0, 3, 6) for c in (0, 3, 6)]
+    return all(set(u.tolist()) == full for u in units) and bool(
+        (grid[given > 0] == given[given > 0]).all()
+    )
+
+
+# -- health, docs, page -------------------------------------------------------------------
+
+
+def test_healthz(client):
+    assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_readyz_reports_models_and_tesseract(client):
+    response = client.get("/readyz")
+    assert response.status_code == 200, response.text
+    checks = response.json()["checks"]
+    assert checks["models_loaded"] is True
+    assert checks["tesseract"]  # the version Tesseract reported
+    assert checks["solver_processes"] == "1/1 alive"
+
+
+def test_openapi_documents_every_endpoint_and_docs_page(client):
+    paths = client.get("/openapi.json").json()["paths"]
+    assert {
+        "/v1/solve",
+        "/v1/grid",
+        "/v1/results/{result_id}/overlay.jpg",
+        "/healthz",
+        "/readyz",
+    } <= set(paths)
+    body = paths["/v1/solve"]["post"]["requestBody"]["content"]["multipart/form-data"]
+    assert body["schema"]["required"] == ["image"]
+    assert "422" in paths["/v1/solve"]["post"]["responses"]
+    assert "swagger" in client.get("/docs").text.lower()
+
+
+def test_page_and_its_assets_are_served(client):
+    page = client.get("/")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert 'capture="environment"' in page.text and 'accept="image/*"' in page.text
+    assert "http://" not in page.text and "https://" not in page.text  # no CDN
+    for asset in ("/static/page.js", "/static/page.css"):
+        assert client.get(asset).status_code == 200
+
+
+def test_unknown_route_is_json_404(client):
+    assert_error(client.get("/v1/nothing"), 404, "not_found")
+    assert_error(client.get("/v1/solve"), 405, "method_not_allowed")
+
+
+# -- solving a photo ------------------------------------------------------------------------
+
+
+def test_solve_photo_returns_result_and_overlay(client, photo, access_log):
+    response = upload(client, photo.jpeg, accept="application/json")
+    assert response.status_code == 200, response.text
+    result = response.json()
+    assert result["status"] == "solved"
+    assert result["solution"] == "".join(str(v) for v in photo.solution.ravel())
+    assert result["givens"] == "".join(str(v) for v in photo.givens.ravel())
+    assert len(result["confidence"]) == 81 and result["timings"]["total"] > 0
+    overlay = client.get(result["output"])
+    assert overlay.status_code == 200 and overlay.headers["content-type"] == "image/jpeg"
+    image = cv2.imdecode(np.frombuffer(overlay.content, np.uint8), cv2.IMREAD_COLOR)
+    assert image.shape == photo.image.shape
+    assert response.headers["x-result-id"] in result["output"]
+    # the access log: one JSON line with the request id, stage timings and no photo bytes
+    request_id = response.headers["x-request-id"]
+    record = next(json.loads(line) for line in access_log if request_id in line)
+    assert record["status"] == 200 and record["path"] == "/v1/solve"
+    assert record["bytes_in"] > len(photo.jpeg) and record["upload_bytes"] == len(photo.jpeg)
+    assert {"upload", "queue", "work", "load", "total"} <= set(record["timings"])
+    assert all(len(line) < 4000 for line in access_log)
+
+
+def test_accept_image_returns_the_solved_photo(client, photo):
+    jpeg = upload(client, photo.jpeg, accept="image/jpeg")
+    assert jpeg.status_code == 200 and jpeg.headers["content-type"] == "image/jpeg"
+    assert jpeg.content[:3] == b"\xff\xd8\xff"
+    assert jpeg.headers["x-sudoku-solution"] == "".join(str(v) for v in photo.solution.ravel())
+    png = upload(client, photo.jpeg, accept="image/png")
+    assert png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
+    assert_error(upload(client, photo.jpeg, accept="text/html"), 406, "not_acceptable")
+
+
+def test_raw_body_upload(client, photo):
+    response = client.post("/v1/solve", content=photo.jpeg, headers={"Content-Type": "image/jpeg"})
+    assert response.status_code == 200 and response.json()["status"] == "solved"
+
+
+def test_accept_header_negotiation():
+    assert preferred_type("image/*") == "image/jpeg"
+    assert preferred_type("text/html, */*;q=0.1") == "application/json"
+    assert preferred_type("image/png, image/jpeg;q=0.5") == "image/png"
+    assert preferred_type("application/json;q=0, image/jpeg") == "image/jpeg"
+
+
+def test_upload_never_spools_to_disk(client, monkeypatch):
+    """A 1.5 MB upload (Starlette would spool anything over 1 MB to a temp file) stays in memory."""
+
+    def refuse(self):
+        raise AssertionError("an upload was about to be written to disk")
+
+    monkeypatch.setattr(tempfile.SpooledTemporaryFile, "rollover", refuse)
+    rng = np.random.default_rng(0)
+    noise = rng.integers(0, 255, (700, 700, 3), dtype=np.uint8)
+    data = cv2.imencode(".png", noise)[1].tobytes()
+    assert 1 << 20 < len(data) < MAX_UPLOAD_MB << 20
+    response = upload(client, data, name="noise.png")
+    assert_error(response, 422, "no_grid")
+
+
+# -- every error -----------------------------------------------------------------------------
+
+
+def test_zero_bytes(client):
+    assert_error(upload(client, b""), 400, "empty_image")
+
+
+def test_text_file_named_jpg(client):
+    error = assert_error(upload(client, b"just some text, not a photo\n" * 20), 415, "not_an_image")
+    assert "not an image" in error["message"]
+
+
+def test_truncated_jpeg(client, photo):
+    """Half a JPEG: refused as corrupt (415), or decoded with its bottom missing (422)."""
+    response = upload(client, photo.jpeg[: len(photo.jpeg) // 2])
+    assert response.status_code in (415, 422), response.text
+    assert response.json()["error"]["code"] in {"corrupt_image", *("no_grid", "unreadable")} | {
+        "invalid_givens",
+        "no_solution",
+        "multiple_solutions",
+    }
+    header_only = upload(client, photo.jpeg[:200])
+    assert header_only.status_code == 415, header_only.text
+
+
+def test_decompression_bomb_png(client):
+    bomb = png_header_bomb(20_000, 20_000)
+    assert len(bomb) < 100_000
+    error = assert_error(upload(client, bomb, name="bomb.png"), 413, "image_too_large")
+    assert "400.0 megapixels" in error["message"]
+
+
+def test_body_over_limit_declared(client):
+    big = b"\xff\xd8\xff" + b"\x00" * (MAX_UPLOAD_MB * 2**20 + 10)
+    assert_error(upload(client, big), 413, "too_large")
+
+
+def test_body_over_limit_streamed_without_length(client):
+    """No Content-Length (chunked): the body is counted as it arrives."""
+
+    def chunks():
+        for _ in range(MAX_UPLOAD_MB * 4 + 1):
+            yield b"\x00" * (256 * 1024)
+
+    response = client.post("/v1/solve", content=chunks(), headers={"Content-Type": "image/jpeg"})
+    assert_error(response, 413, "too_large")
+
+
+def test_wrong_field_name(client, photo):
+    error = assert_error(upload(client, photo.jpeg, field="file"), 400, "missing_field")
+    assert "'file'" in error["message"] and "'image'" in error["message"]
+
+
+def test_wrong_content_type(client):
+    response = client.post("/v1/solve", json={"image": "x"})
+    assert_error(response, 415, "unsupported_content_type")
+    broken = client.post(
+        "/v1/solve", content=b"--x\r\n", headers={"Content-Type": "multipart/form-data"}
+    )
+    assert_error(broken, 400, "malformed")
+
+
+def test_no_grid_is_422_with_what_was_read(client):
+    blank = np.full((480, 640, 3), 235, np.uint8)
+    response = upload(client, cv2.imencode(".jpg", blank)[1].tobytes())
+    error = assert_error(response, 422, "no_grid")
+    assert error["result"]["status"] == "no_grid"
+
+
+def test_invalid_givens_is_422_with_the_reading(client):
+    """A printed puzzle with two 5s in row 1 cannot be solved as read; the reading comes back."""
+    photo = make_photo(5, size=(640, 480), n_givens=30)
+    givens = photo.givens.copy()
+    row = givens[0]
+    twin = int(row[row > 0][0])
+    givens[0, int(np.flatnonzero(row == 0)[0])] = twin
+    picture = render_photo(givens, seed=5, size=(640, 480), style=photo.style)
+    error = assert_error(upload(client, picture.jpeg), 422, "invalid_givens")
+    result = error["result"]
+    assert result["read"] == "".join(str(v) for v in givens.ravel())
+    assert f"both hold {twin}" in error["message"]
+
+
+def test_busy_answers_503_with_retry_after(client, app, photo):
+    pool = app.state.pool
+    pool.admitted += pool.max_jobs  # every place taken
+    try:
+        response = upload(client, photo.jpeg)
+        grid = client.post("/v1/grid", json={"puzzle": EASY})
+    finally:
+        pool.admitted -= pool.max_jobs
+    error = assert_error(response, 503, "busy")
+    assert int(response.headers["retry-after"]) >= 1 and "retry" in error["message"]
+    assert_error(grid, 503, "busy")
+    assert upload(client, photo.jpeg).status_code == 200  # and free again
+
+
+def test_timeout_kills_the_job_and_the_pool_recovers(client, app):
+    pool = app.state.pool
+    pool.timeout_s = 0.001
+    try:
+        error = assert_error(client.post("/v1/grid", json={"puzzle": EASY}), 504, "timeout")
+    finally:
+        pool.timeout_s = 30
+    assert "longer than" in error["message"]
+    assert pool.counts["timeouts"] >= 1
+    response = client.post("/v1/grid", json={"puzzle": EASY})  # waits for the new process
+    assert response.status_code == 200 and response.json()["status"] == "unique"
+    assert client.get("/readyz").status_code == 200
+
+
+# -- the overlay cache -----------------------------------------------------------------------
+
+
+def test_unknown_or_expired_overlay_is_404(client):
+    error = assert_error(client.get("/v1/results/abcdef/overlay.jpg"), 404, "not_found")
+    assert "kept" in error["message"]
+
+
+def test_cache_expires_and_stays_within_its_caps():
+    now = [0.0]
+    cache = ResultCache(max_items=3, max_bytes=10, ttl_s=5, clock=lambda: now[0])
+    assert cache.put("a", b"1234") and cache.put("b", b"1234")
+    assert cache.put("c", b"1234")  # 12 bytes > 10: the oldest goes
+    assert cache.get("a") is None and cache.get("b") == b"1234"
+    assert not cache.put("huge", b"x" * 11)
+    now[0] = 6
+    assert cache.get("b") is None and len(cache) == 0
+    for i in range(10):
+        cache.put(str(i), b"1")
+    assert len(cache) == 3 and cache.bytes == 3
+
+
+# -- puzzles as text -------------------------------------------------------------------------
+
+
+def test_grid_unique(client):
+    answer = client.post("/v1/grid", json={"puzzle": EASY}).json()
+    assert answer["status"] == "unique" and answer["count"] == 1
+    assert is_solution_of(answer["solutions"][0], EASY)
+    assert not answer["count_is_lower_bound"]
+
+
+def test_grid_multiple_and_count(client):
+    loose = "." * 81
+    answer = client.post("/v1/grid", json={"puzzle": loose, "limit": 5}).json()
+    assert answer["status"] == "multiple" and answer["count"] == 5
+    assert answer["count_is_lower_bound"] and len(answer["solutions"]) == 5
+    assert len(set(answer["solutions"])) == 5
+    counted = client.post("/v1/grid", json={"puzzle": loose, "limit": 5, "count": True}).json()
+    assert counted["count"] == 5 and counted["solutions"] == []
+
+
+def test_grid_conflict_is_invalid_with_the_cells(client):
+    answer = client.post("/v1/grid", json={"puzzle": "11" + "." * 79}).json()
+    assert answer["status"] == "invalid"
+    assert any("r1c1" in c and "r1c2" in c for c in answer["conflicts"])
+
+
+def test_grid_explain_gives_steps_and_grade(client):
+    answer = client.post("/v1/grid", json={"puzzle": EASY, "explain": True}).json()
+    explanation = answer["explanation"]
+    assert explanation["steps"] and explanation["steps"][0]["text"]
+    assert explanation["grade"]["level"]
+    assert explanation["solution"] == answer["solutions"][0]
+
+
+def test_grid_errors(client):
+    assert_error(client.post("/v1/grid", json={"puzzle": "12x"}), 422, "invalid_puzzle")
+    assert_error(client.post("/v1/grid", json={"puzle": EASY}), 400, "malformed")
+    assert_error(client.post("/v1/grid", json={"puzzle": EASY, "limit": 0}), 400, "malformed")
+    assert_error(client.post("/v1/grid", json={"puzzle": EASY, "limit": 10**6}), 400, "malformed")
+    bad_json = client.post(
+        "/v1/grid", content=b"{not json", headers={"Content-Type": "application/json"}
+    )
+    assert_error(bad_json, 400, "malformed")
+
+
+def test_settings_from_environment():
+    settings = Settings.from_env(
+        {
+            "SUDOKU_LENS_MAX_UPLOAD_MB": "3",
+            "SUDOKU_LENS_QUEUE_LENGTH": "0",
+            "SUDOKU_LENS_TIMEOUT_S": "2.5",
+        }
+    )
+    assert settings.max_upload_bytes == 3 * 2**20
+    assert settings.queue_length == 0 and settings.timeout_s == 2.5
+    assert Settings.from_env({}).max_pixels == 50_000_000
+    with pytest.raises(ValueError, match="SUDOKU_LENS_MAX_PIXELS"):
+        Settings.from_env({"SUDOKU_LENS_MAX_PIXELS": "lots"})
+    with pytest.raises(ValueError, match="SUDOKU_LENS_TIMEOUT_S"):
+        Settings.from_env({"SUDOKU_LENS_TIMEOUT_S": "-1"})
+
+
+def test_png_bomb_helper_is_a_real_png():
+    from PIL import Image
+
+    with Image.open(io.BytesIO(png_header_bomb(300, 200))) as image:
+        assert image.size == (300, 200)
+        image.load()
