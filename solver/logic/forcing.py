@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.logic.candidates import Candidates
+from solver.logic.intersections import locked_candidates
 from solver.logic.step import Step, cell_list
 
 MAX_ROUNDS = 24
@@ -27,11 +28,12 @@ SHOWN_LINKS = 6
 
 
 def propagate(
-    grid: Candidates, rounds: int = MAX_ROUNDS
+    grid: Candidates, rounds: int = MAX_ROUNDS, *, locked: bool = False
 ) -> tuple[list[tuple[int, int]], str | None]:
     """Apply naked and hidden singles to `grid` (in place) until none is left, the grid
-    breaks, or `rounds` run out. Returns the placements made, in order, and the reason
-    the grid broke (None when it did not)."""
+    breaks, or `rounds` run out; with `locked`, locked candidates too when no single is
+    left. Returns the placements made, in order, and the reason the grid broke (None
+    when it did not)."""
     trail: list[tuple[int, int]] = []
     cells = grid.layout.unit_cells
     size = grid.geometry.size
@@ -53,6 +55,12 @@ def propagate(
             if found.setdefault(cell, d + 1) != d + 1:
                 return trail, f"{grid.name(cell)} would need two digits"
         if not found:
+            if locked:
+                gone = [e for step in locked_candidates(grid) for e in step.eliminations]
+                if gone:
+                    for cell, digit in gone:
+                        grid.eliminate(cell, digit)
+                    continue
             return trail, None
         for cell, digit in found.items():
             if not grid.marks[cell, digit - 1]:
@@ -65,7 +73,7 @@ def propagate(
 def _suppose(grid: Candidates, cell: int, digit: int):
     branch = grid.copy()
     branch.place(cell, digit)
-    trail, broken = propagate(branch)
+    trail, broken = propagate(branch, locked=True)
     return branch, [(cell, digit)] + trail, broken
 
 
