@@ -14,9 +14,11 @@ the survivors go to the solver's counter with limit 2. A read digit may also be 
 hand-written fill-in, a smudge) and an empty cell may hold a faint digit: both are just other
 columns of the probability table.
 
-Never a confident wrong answer: a correction is accepted only when it is cheap enough and no
-other correction that leads to a DIFFERENT solution is nearly as probable (`margin`). When the
-budget runs out first, the result says so and names the cells most likely at fault.
+Never a confident wrong answer: every re-reading with exactly one solution that is not much
+less probable than the best is collected, and a solution is accepted only when the readings
+leading to it hold most (`min_posterior`, 90%) of their total probability. When several
+solutions compete, or the budget runs out first, the result says so and names the cells most
+likely at fault.
 
 >>> import numpy as np
 >>> from api.correct import correct
@@ -28,6 +30,7 @@ budget runs out first, the result says so and names the cells most likely at fau
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -101,6 +104,7 @@ class Correction:
     conflicts: tuple[tuple[int, int], ...] = ()  # conflicting pairs of the read grid
     tried: int = 0  # grids given to the solver's counter
     cost: float = 0.0  # -log(probability ratio) of the chosen grid against the reading
+    posterior: float = 1.0  # share of the found readings' probability behind this solution
     elapsed_ms: float = 0.0
     note: str = ""
     rivals: tuple[tuple[Change, ...], ...] = field(default=())
@@ -181,11 +185,13 @@ def correct(
     givens: np.ndarray,
     probabilities: np.ndarray,
     *,
-    max_changes: int = 3,
+    max_changes: int = 5,
     per_cell: int = 3,
     max_move_cost: float = 12.0,
     max_cost: float = 16.0,
-    margin: float = 3.0,
+    window: float = 4.0,
+    min_posterior: float = 0.9,
+    min_window: float = 2.5,
     max_tries: int = 3000,
     max_steps: int = 40_000,
     budget_ms: float = 60.0,
@@ -194,11 +200,13 @@ def correct(
     """Most probable grid near the reading with exactly one solution.
 
     givens: (9, 9) or (81,) ints, 0 = empty, as read. probabilities: (9, 9, 10) or (81, 10),
-    column 0 = empty. At most `max_changes` cells change; a correction whose cost (minus the
-    log of its probability relative to the reading) exceeds `max_cost` is not accepted, nor one
-    with a rival leading to a different solution within `margin` (e**3 = 20 times less
-    probable). Work is bounded by `max_tries` solver calls, `max_steps` enumerated sets and
-    `budget_ms`. `count(values, limit) -> (n, first solution)` defaults to the solver's
+    column 0 = empty. At most `max_changes` cells change; the cost of a change set is minus the
+    log of the reading's probability ratio; sets costlier than `max_cost` are not tried. Once
+    a grid with one solution is found, every such grid up to `window` costlier is collected,
+    each weighs exp(-cost), and the solution with most weight is accepted only if it holds
+    `min_posterior` of the total (and, if the budget ran out, only if at least `min_window`
+    was searched). Work is bounded by `max_tries` solver calls, `max_steps` enumerated sets
+    and `budget_ms`. `count(values, limit) -> (n, first solution)` defaults to the solver's
     numba counter.
     """
     start = time.perf_counter()
@@ -228,43 +236,18 @@ def correct(
     if max_changes <= 0 or max_tries <= 0:
         return done("not_found", note="corrections were not asked for")
     moves = _moves(values, logp, per_cell, max_move_cost)
-    costs = [m[0] for m in moves]
-    must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
-    found: list[tuple[float, tuple, np.ndarray, np.ndarray]] = []  # cost, moves, grid, solution
-    tried = steps = 0
-    limit = max_cost
-    out_of_budget = False
-    for total, chosen in _subsets_by_cost(costs, max_changes):
-        if total > limit:
-            break
-        steps += 1
-        if (
-            steps > max_steps
-            or tried >= max_tries
-            or (steps % 64 == 0 and (time.perf_counter() - start) * 1000 > budget_ms)
-        ):
-            out_of_budget = True
-            break
-        picked = [moves[i] for i in chosen]
-        cells = [m[1] for m in picked]
-        if len(set(cells)) < len(cells) or any(not (t & set(cells)) for t in must_touch):
-            continue
-        grid = values.copy()
-        for _, cell, v in picked:
-            grid[cell] = v
-        if any(v and (grid[PEERS[cell]] == v).any() for _, cell, v in picked):
-            continue
-        tried += 1
-        n, first = count(grid, 2)
-        if n != 1:
-            continue
-        solution = np.asarray(first, dtype=np.int8)
-        if found and not np.array_equal(solution, found[0][3]):
-            found.append((total, tuple(picked), grid, solution))
-            break  # a rival within the margin: ambiguous
-        if not found:
-            found.append((total, tuple(picked), grid, solution))
-            limit = min(max_cost + margin, total + margin)
+    found, explored, tried, out_of_budget = _search(
+        values,
+        moves,
+        pairs,
+        count,
+        max_changes,
+        max_cost,
+        window,
+        max_tries,
+        max_steps,
+        lambda: (time.perf_counter() - start) * 1000 > budget_ms,
+    )
 
     def changes(picked) -> tuple[Change, ...]:
         return tuple(
@@ -274,22 +257,82 @@ def correct(
             for _, cell, v in sorted(picked, key=lambda m: m[1])
         )
 
-    work = dict(tried=tried)
-    if len(found) > 1:
-        return done(
-            "ambiguous",
-            rivals=tuple(changes(f[1]) for f in found),
-            note="several equally plausible readings lead to different solutions",
-            **work,
+    if not found:
+        note = (
+            "no nearby reading within the search budget"
+            if out_of_budget
+            else ("no nearby reading has exactly one solution")
         )
-    if found and not out_of_budget:
-        cost, picked, grid, solution = found[0]
-        return done(
-            "corrected", values=grid, solution=solution, changes=changes(picked), cost=cost, **work
-        )
-    if found:
+        return done("not_found", note=note, tried=tried)
+    # Weigh each distinct solution by the probability of every reading that leads to it.
+    best_cost = found[0][0]
+    mass: dict[bytes, float] = {}
+    for cost, _, _, solution in found:
+        key = solution.tobytes()
+        mass[key] = mass.get(key, 0.0) + math.exp(best_cost - cost)
+    winner = max(mass, key=mass.get)
+    posterior = mass[winner] / sum(mass.values())
+    cost, picked, grid, solution = next(f for f in found if f[3].tobytes() == winner)
+    rivals = tuple(changes(next(f for f in found if f[3].tobytes() == key)[1]) for key in mass)
+    work = dict(tried=tried, posterior=posterior, cost=cost)
+    if posterior < min_posterior:
+        note = f"several readings lead to different solutions (the likeliest has {posterior:.0%})"
+        return done("ambiguous", rivals=rivals, note=note, **work)
+    if out_of_budget and explored < best_cost + min_window:
         note = "a correction was found but its rivals could not all be checked in time"
-        return done("not_found", rivals=(changes(found[0][1]),), note=note, **work)
-    if out_of_budget:
-        return done("not_found", note="no nearby reading within the search budget", **work)
-    return done("not_found", note="no nearby reading has exactly one solution", **work)
+        return done("not_found", rivals=rivals, note=note, **work)
+    return done("corrected", values=grid, solution=solution, changes=changes(picked), **work)
+
+
+def _search(
+    values, moves, pairs, count, max_changes, max_cost, window, max_tries, max_steps, over_time
+):
+    """Every grid with exactly one solution among the change sets cheaper than the first
+    such grid's cost + `window` (and `max_cost`), cheapest first; how far (in cost) the
+    enumeration got, the solver calls made, and whether the budget stopped it."""
+    costs = [m[0] for m in moves]
+    must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
+    peers = [set(PEERS[cell].tolist()) for cell in range(81)]
+    # the cells that already hold the digit a move writes: each must change too
+    blockers = [{int(c) for c in PEERS[cell] if v and values[c] == v} for _, cell, v in moves]
+    found: list[tuple[float, tuple, np.ndarray, np.ndarray]] = []
+    tried = steps = 0
+    limit, explored = max_cost, 0.0
+    for total, chosen in _subsets_by_cost(costs, max_changes):
+        if total > limit:
+            return found, total, tried, False
+        steps += 1
+        if steps > max_steps or tried >= max_tries or (steps % 32 == 0 and over_time()):
+            return found, explored, tried, True
+        explored = total
+        if not _consistent(chosen, moves, blockers, must_touch, peers):
+            continue
+        grid = values.copy()
+        for i in chosen:
+            grid[moves[i][1]] = moves[i][2]
+        tried += 1
+        n, first = count(grid, 2)
+        if n == 1:
+            picked = tuple(moves[i] for i in chosen)
+            found.append((total, picked, grid, np.asarray(first, dtype=np.int8)))
+            if len(found) == 1:
+                limit = min(max_cost, total) + window
+    return found, math.inf, tried, False
+
+
+def _consistent(chosen, moves, blockers, must_touch, peers) -> bool:
+    """Cheap rule checks before the solver: one change per cell, every conflict of the
+    reading touched, and no written digit clashing with a peer (read or written)."""
+    cells = {moves[i][1] for i in chosen}
+    if len(cells) < len(chosen):
+        return False
+    if any(not (t & cells) for t in must_touch):
+        return False
+    if any(not blockers[i] <= cells for i in chosen):
+        return False
+    for a in chosen:
+        for b in chosen:
+            same = a < b and moves[a][2] and moves[a][2] == moves[b][2]
+            if same and moves[b][1] in peers[moves[a][1]]:
+                return False
+    return True

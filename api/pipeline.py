@@ -169,7 +169,7 @@ def judge(
             **base,
         )
     t = time.perf_counter()
-    fix = correct(read, probs, max_changes=3 if use_rules else 0)
+    fix = correct(read, probs, max_changes=5 if use_rules else 0)
     timings["correct"] = _ms(t)
     values = fix.values
     base["givens"] = digits_line(values)
