@@ -212,6 +212,15 @@ def _guess(grid: Candidates, solution: np.ndarray) -> Step:
     )
 
 
+def _as_puzzle(puzzle):
+    """A Puzzle, parsing text (a plain 9×9 line, rows, ...) when given a string."""
+    if isinstance(puzzle, str):
+        from solver.grid import parse
+
+        return parse(puzzle)
+    return puzzle
+
+
 def _puzzle_grid(puzzle) -> Candidates:
     alphabet = getattr(puzzle, "alphabet", None)
     return Candidates.from_values(puzzle.geometry, puzzle.values, alphabet)
@@ -223,13 +232,14 @@ def explain(
     techniques: Sequence[str] | None = None,
     keep_snapshots: bool = False,
 ) -> Explanation:
-    """Every step from `puzzle` (a `solver.grid.Puzzle`) to its solution.
+    """Every step from `puzzle` (a `solver.grid.Puzzle`, or text to parse) to its solution.
 
     `techniques` limits the technique set (names from TECHNIQUE_NAMES; singles are always
     worth including). Raises ValueError when the puzzle breaks the rules or has no
     solution; a puzzle with several solutions is explained without uniqueness techniques,
     guessing towards the first solution found.
     """
+    puzzle = _as_puzzle(puzzle)
     found = _checked_solutions(puzzle)
     unique = len(found) == 1
     solution = found[0]
@@ -269,6 +279,7 @@ def explain(
 def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
     """The next useful step for `puzzle` (the easiest technique that makes progress), a
     marked guess when logic is stuck, or None when the puzzle is already full."""
+    puzzle = _as_puzzle(puzzle)
     grid = _puzzle_grid(puzzle)
     if grid.is_solved:
         return None

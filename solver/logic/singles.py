@@ -58,8 +58,8 @@ def naked_singles(grid: Candidates) -> list[Step]:
         steps.append(
             Step(
                 "naked single",
-                f"{grid.name(cell)} must be {grid.symbol(digit)}: it is the only digit its "
-                "peers leave possible there",
+                f"{grid.name(cell)} must be {grid.symbol(digit)}: it is the only candidate "
+                "left in that cell",
                 placements=((cell, digit),),
                 cells=(cell,),
                 digits=(digit,),
