@@ -171,3 +171,29 @@ def test_grade_grows_with_difficulty():
     hard = explain(parse(HARD[0])).grade
     assert easy.level == "easy" and hard.level != "easy"
     assert hard.score > easy.score
+
+
+def test_text_numbers_every_step_in_groups_with_pencil_marks_on_request():
+    from solver.logic.text import format_explanation
+
+    e = explain(parse(HARD[0]), keep_snapshots=True)
+    plain = format_explanation(e)
+    assert plain.splitlines()[0].startswith(f"grade: {e.grade.level}")
+    numbers = [int(m) for m in re.findall(r"^\s+(\d+)\. ", plain, re.M)]
+    assert numbers == list(range(1, len(e.steps) + 1))
+    headings = re.findall(r"^steps? (\d+)(?:-(\d+))?: (.+)$", plain, re.M)
+    assert headings[0][2] == "singles" or headings[0][2] == e.steps[0].technique
+    assert len(headings) < len(e.steps)  # runs of one kind are grouped
+    marked = format_explanation(e, candidates=True)
+    first_hard = next(i for i, s in enumerate(e.steps) if "single" not in s.technique)
+    row1 = e.snapshots[first_hard].format().splitlines()[0]
+    assert row1 in marked and row1 not in plain
+
+
+def test_text_of_a_stuck_puzzle_says_how_far_logic_got():
+    from solver.logic.text import format_explanation
+
+    e = explain(parse(HARD[1]), techniques=("naked single", "hidden single"))
+    text = format_explanation(e)
+    assert f"filled {e.logic_filled} of {e.empty_at_start} empty cells" in text
+    assert "[guess]" in text
