@@ -35,6 +35,7 @@ DIGIT_COLOUR = (200, 80, 0)  # BGR: a strong blue, unlike black or grey print
 CORRECTED_COLOUR = (0, 120, 255)  # BGR orange
 OUTLINE_COLOUR = (60, 180, 60)  # BGR green
 DEFAULT_HEIGHT = 0.6  # digit height / cell height when the givens cannot be measured
+MEASURED = 12  # printed digits looked at to measure their height
 
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
@@ -225,11 +226,15 @@ def _validate(image, homography, side, digits):
     return homography, int(side), digits.astype(int)
 
 
-def _local_scale(inverse: np.ndarray, cx: float, cy: float, h: float) -> float:
-    """Photo pixels per square pixel around (cx, cy): how big this cell is in the photo."""
-    pts = np.array([[[cx - h / 2, cy - h / 2], [cx + h / 2, cy - h / 2], [cx - h / 2, cy + h / 2]]])
-    p = cv2.perspectiveTransform(pts, inverse)[0]
-    return float(max(np.hypot(*(p[1] - p[0])), np.hypot(*(p[2] - p[0]))) / h)
+def local_scales(inverse: np.ndarray, centres: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """(9, 9) photo pixels per square pixel at each cell: how big the cell is in the photo."""
+    half = (heights / 2)[..., None]
+    corner = centres - half
+    pts = np.stack([corner, corner + half * [2, 0], corner + half * [0, 2]], 2)  # (9, 9, 3, 2)
+    p = cv2.perspectiveTransform(pts.reshape(1, -1, 2), inverse).reshape(9, 9, 3, 2)
+    across = np.hypot(*np.moveaxis(p[:, :, 1] - p[:, :, 0], -1, 0))
+    down = np.hypot(*np.moveaxis(p[:, :, 2] - p[:, :, 0], -1, 0))
+    return np.maximum(across, down) / heights
 
 
 def _stamp(out, homography, inverse, patch, centre, at, scale, colour) -> None:
@@ -239,9 +244,8 @@ def _stamp(out, homography, inverse, patch, centre, at, scale, colour) -> None:
     px, py = centre
     # square -> patch: scale about `at`, so that `at` lands on the patch's `centre`
     to_patch = np.array([[scale, 0, px - scale * at[0]], [0, scale, py - scale * at[1]], [0, 0, 1]])
-    from_patch = np.linalg.inv(to_patch)
     box = np.array([[[-0.5, -0.5], [pw - 0.5, -0.5], [pw - 0.5, ph - 0.5], [-0.5, ph - 0.5]]])
-    quad = cv2.perspectiveTransform(cv2.perspectiveTransform(box, from_patch), inverse)[0]
+    quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, inverse)[0]
     height, width = out.shape[:2]
     x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int) - 1, 0)
     x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 2, [width, height])
@@ -314,10 +318,12 @@ def draw_solution(
     centres, heights = cell_centres(side, cell_boxes)
     square = cv2.warpPerspective(image, homography, (side, side), flags=cv2.INTER_LINEAR)
     gray = cv2.cvtColor(square, cv2.COLOR_BGR2GRAY)
-    undrawn = np.nonzero((digits == 0) | corrected)
+    # the print in every corrected cell, and enough givens to measure the print by
+    looked = list(zip(*np.nonzero(corrected), strict=True))
+    looked += list(zip(*np.nonzero((digits == 0) & ~corrected), strict=True))[:MEASURED]
     blobs = {
         cell: box
-        for cell in zip(*undrawn, strict=True)
+        for cell in looked
         if (box := ink_blob(gray, centres[cell], heights[cell])) is not None
     }
     if digit_height is None:
@@ -328,10 +334,10 @@ def draw_solution(
     blur = math.sqrt(max(print_blur(image, inverse, blobs) ** 2 - 0.36, 0)) if soften else 0.0
     drawn = list(zip(*np.nonzero((digits > 0) | corrected), strict=True))
     tints = paper_tints(square, centres, heights)
+    scales = 1.25 * local_scales(inverse, centres, heights)  # patch px per square px
     out = image.copy()
     for r, c in drawn:
-        at, h = centres[r, c], heights[r, c]
-        scale = 1.25 * _local_scale(inverse, at[0], at[1], h)  # patch px per square px
+        at, h, scale = centres[r, c], heights[r, c], scales[r, c]
         soft = blur > 0.8
         if soft:  # a patch pixel of 0.8 blur, itself blurred by one: as soft as the print
             scale /= blur
