@@ -179,7 +179,7 @@ async function upload(file, attempt = 1) {
 function sentence(text) {
   text = String(text || "").trim();
   if (!text) return "";
-  text = text[0].toUpperCase() + text.slice(1);
+  if (!/^r\d+c\d+/.test(text)) text = text[0].toUpperCase() + text.slice(1); // keep "r3c5"
   return /[.!?]$/.test(text) ? text : `${text}.`;
 }
 
