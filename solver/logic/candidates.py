@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import cache
+from functools import wraps
 
 import numpy as np
 
@@ -64,7 +64,22 @@ def _kind_and_family(name: str) -> tuple[str, str]:
     return match["kind"], match["family"]
 
 
-@cache
+def per_geometry(build):
+    """Cache `build(geometry)` by the geometry's identity: hashing a Geometry walks all
+    its units, which would cost more than the lookups it saves."""
+    memo: dict[int, tuple[Geometry, object]] = {}
+
+    @wraps(build)
+    def cached(geometry: Geometry):
+        hit = memo.get(id(geometry))
+        if hit is None or hit[0] is not geometry:
+            hit = memo[id(geometry)] = (geometry, build(geometry))
+        return hit[1]
+
+    return cached
+
+
+@per_geometry
 def layout(geometry: Geometry) -> Layout:
     """The shared arrays for `geometry` (computed once, then cached)."""
     unit_cells = np.array(geometry.units, dtype=np.intp)
@@ -80,12 +95,19 @@ def layout(geometry: Geometry) -> Layout:
 class Candidates:
     """Values placed so far plus the pencil marks of every empty cell."""
 
-    def __init__(self, geometry: Geometry, values: np.ndarray, marks: np.ndarray, alphabet: str):
+    def __init__(
+        self,
+        geometry: Geometry,
+        values: np.ndarray,
+        marks: np.ndarray,
+        alphabet: str,
+        shared: Layout | None = None,
+    ):
         self.geometry = geometry
         self.values = values
         self.marks = marks
         self.alphabet = alphabet
-        self.layout = layout(geometry)
+        self.layout = shared or layout(geometry)
 
     @classmethod
     def from_values(cls, geometry: Geometry, values, alphabet: str | None = None) -> Candidates:
@@ -102,7 +124,9 @@ class Candidates:
         return grid
 
     def copy(self) -> Candidates:
-        return Candidates(self.geometry, self.values.copy(), self.marks.copy(), self.alphabet)
+        return Candidates(
+            self.geometry, self.values.copy(), self.marks.copy(), self.alphabet, self.layout
+        )
 
     # -- reading -----------------------------------------------------------------------
     def symbol(self, digit: int) -> str:

@@ -16,17 +16,16 @@ disjoint, which rows (or columns) of one grid always are.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import cache
 from itertools import combinations
 
 from solver.geometry import Geometry
-from solver.logic.candidates import Candidates, layout
+from solver.logic.candidates import Candidates, layout, per_geometry
 from solver.logic.step import Step, cell_list, elimination_text
 
 FISH_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
 
 
-@cache
+@per_geometry
 def line_families(geometry: Geometry) -> list[tuple[list[int], list[int], dict[int, int]]]:
     """For each grid: (rows, columns, cell -> column index within that grid's columns)
     and the transposed triple, so callers try both orientations."""

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.logic.candidates import Candidates
-from solver.logic.intersections import locked_candidates
+from solver.logic.intersections import eliminate_locked
 from solver.logic.step import Step, cell_list
 
 MAX_ROUNDS = 24
@@ -55,12 +55,8 @@ def propagate(
             if found.setdefault(cell, d + 1) != d + 1:
                 return trail, f"{grid.name(cell)} would need two digits"
         if not found:
-            if locked:
-                gone = [e for step in locked_candidates(grid) for e in step.eliminations]
-                if gone:
-                    for cell, digit in gone:
-                        grid.eliminate(cell, digit)
-                    continue
+            if locked and eliminate_locked(grid):
+                continue
             return trail, None
         for cell, digit in found.items():
             if not grid.marks[cell, digit - 1]:

@@ -12,12 +12,11 @@ are padded index arrays into the marks with one extra all-False row.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from solver.geometry import Geometry
-from solver.logic.candidates import Candidates, layout
+from solver.logic.candidates import Candidates, per_geometry
 from solver.logic.step import Step, cell_list, elimination_text
 
 
@@ -35,7 +34,7 @@ def _padded(rows: list[list[int]], pad: int) -> np.ndarray:
     return np.array([r + [pad] * (width - len(r)) for r in rows], dtype=np.intp)
 
 
-@cache
+@per_geometry
 def unit_pairs(geometry: Geometry) -> UnitPairs:
     """Ordered pairs of units sharing at least two cells (one shared cell is a single)."""
     sets = [set(u) for u in geometry.units]
@@ -56,7 +55,7 @@ def unit_pairs(geometry: Geometry) -> UnitPairs:
 
 
 def _name(grid: Candidates, a: int, b: int) -> str:
-    kinds = layout(grid.geometry).kind
+    kinds = grid.layout.kind
     if kinds[a] == "box" and kinds[b] in ("row", "column"):
         return "locked candidates (pointing)"
     if kinds[a] in ("row", "column") and kinds[b] == "box":
@@ -64,23 +63,43 @@ def _name(grid: Candidates, a: int, b: int) -> str:
     return "locked candidates"
 
 
-def locked_candidates(grid: Candidates) -> list[Step]:
+def locked_eliminations(grid: Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every (unit pair, digit) where the digit is locked: arrays (pair index, digit
+    index, victims mask (hits, k) over `only_second`). Shared by the named steps and by
+    the forcing chains' fast propagation."""
     pairs = unit_pairs(grid.geometry)
     if not len(pairs.first):
-        return []
+        empty = np.zeros(0, dtype=np.intp)
+        return empty, empty, np.zeros((0, 0), dtype=bool)
     marks = np.vstack([grid.marks, np.zeros((1, grid.geometry.size), dtype=bool)])
     outside = marks[pairs.only_first].any(axis=1)
     inside = marks[pairs.shared].any(axis=1)
-    victims = marks[pairs.only_second].any(axis=1)
+    victims = marks[pairs.only_second]  # (P, k, size)
+    p, d = np.nonzero(~outside & inside & victims.any(axis=1))
+    return p, d, victims[p, :, d]
+
+
+def eliminate_locked(grid: Candidates) -> bool:
+    """Apply every locked-candidates elimination at once; True if anything went."""
+    p, d, hit = locked_eliminations(grid)
+    if not len(p):
+        return False
+    cells = unit_pairs(grid.geometry).only_second[p]
+    rows, cols = np.nonzero(hit)
+    grid.marks[cells[rows, cols], d[rows]] = False
+    return True
+
+
+def locked_candidates(grid: Candidates) -> list[Step]:
+    pairs = unit_pairs(grid.geometry)
+    found_pairs, found_digits, _ = locked_eliminations(grid)
+    n = grid.geometry.n_cells
+    marks = grid.marks
     steps = []
-    for p, d in zip(*np.nonzero(~outside & inside & victims), strict=True):
-        a, b, digit = int(pairs.first[p]), int(pairs.second[p]), int(d) + 1
-        shared = [int(c) for c in pairs.shared[p] if c < grid.geometry.n_cells and marks[c, d]]
-        gone = tuple(
-            (int(c), digit)
-            for c in pairs.only_second[p]
-            if c < grid.geometry.n_cells and marks[c, d]
-        )
+    for p, d in zip(found_pairs.tolist(), found_digits.tolist(), strict=True):
+        a, b, digit = int(pairs.first[p]), int(pairs.second[p]), d + 1
+        shared = [int(c) for c in pairs.shared[p] if c < n and marks[c, d]]
+        gone = tuple((int(c), digit) for c in pairs.only_second[p] if c < n and marks[c, d])
         sym = grid.symbol(digit)
         steps.append(
             Step(
