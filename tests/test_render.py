@@ -171,5 +171,7 @@ def test_bad_arguments_are_named():
         draw_solution(image, np.zeros((3, 3)), 90, np.zeros((9, 9), int))
     with pytest.raises(ValueError, match="0 .draw nothing. or 1..9"):
         draw_solution(image, np.eye(3), 90, np.full((9, 9), 12))
+    with pytest.raises(ValueError, match="cell_boxes"):
+        draw_solution(image, np.eye(3), 90, np.zeros((9, 9), int), cell_boxes=np.zeros((81, 3)))
     with pytest.raises(ValueError, match="format"):
         encode(image, "gif")

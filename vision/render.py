@@ -206,6 +206,16 @@ def print_blur(image: np.ndarray, inverse: np.ndarray, blobs: dict) -> float:
 # Drawing
 
 
+def _shaped(name: str, value, shape: tuple[int, ...], dtype) -> np.ndarray | None:
+    """`value` as an array of `shape` (None stays None), or a ValueError naming `name`."""
+    if value is None:
+        return None
+    array = np.asarray(value, dtype)
+    if array.size != int(np.prod(shape)):
+        raise ValueError(f"{name} must have shape {shape}, not {array.shape}")
+    return array.reshape(shape)
+
+
 def _validate(image, homography, side, digits):
     if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim != 3:
         raise ValueError("image must be an (H, W, 3) uint8 BGR array")
@@ -312,9 +322,10 @@ def draw_solution(
     homography, side, digits = _validate(image, homography, side, digits)
     if font == "default":
         font = default_font()
-    if corrected is None:
-        corrected = np.zeros((9, 9), bool)
-    corrected = np.asarray(corrected, bool).reshape(9, 9)
+    corrected = _shaped("corrected", corrected, (9, 9), bool)
+    corrected = np.zeros((9, 9), bool) if corrected is None else corrected
+    cell_boxes = _shaped("cell_boxes", cell_boxes, (9, 9, 4), np.float64)
+    outline = _shaped("outline", outline, (4, 2), np.float64)
     centres, heights = cell_centres(side, cell_boxes)
     square = cv2.warpPerspective(image, homography, (side, side), flags=cv2.INTER_LINEAR)
     gray = cv2.cvtColor(square, cv2.COLOR_BGR2GRAY)
@@ -353,7 +364,7 @@ def draw_solution(
             ink = np.multiply(CORRECTED_COLOUR, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
     if outline is not None:
-        corners = np.asarray(outline, np.float64).reshape(4, 2)
+        corners = outline
         thickness = max(2, round(max(image.shape[:2]) / 500))
         pts = np.round(corners * 16).astype(np.int32)
         cv2.polylines(out, [pts], True, OUTLINE_COLOUR, thickness, cv2.LINE_AA, shift=4)
@@ -365,7 +376,9 @@ def encode(image: np.ndarray, fmt: str = "jpeg", quality: int = 90) -> bytes:
 
     `quality` is the JPEG quality (1..100); for PNG it picks a fast compression level.
     """
-    kind = fmt.lower().lstrip(".")
+    if not isinstance(image, np.ndarray) or image.dtype != np.uint8 or image.ndim not in (2, 3):
+        raise ValueError("image must be a uint8 BGR (H, W, 3) or grey (H, W) array")
+    kind = str(fmt).lower().lstrip(".")
     if kind in ("jpeg", "jpg"):
         if not 1 <= int(quality) <= 100:
             raise ValueError(f"JPEG quality must be 1..100, not {quality}")
