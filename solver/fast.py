@@ -35,7 +35,12 @@ from solver import geometry as geo
 from solver.geometry import Geometry
 
 # Bits set in each 16-bit number: popcount of a 25-bit mask is two lookups.
-POPCOUNT = np.array([bin(i).count("1") for i in range(1 << 16)], dtype=np.int8)
+POPCOUNT = (
+    np.unpackbits(np.arange(1 << 16, dtype=">u2").view(np.uint8))
+    .reshape(-1, 16)
+    .sum(1)
+    .astype(np.int8)
+)
 
 # Why a propagation failed, kept for the user's "why is there no solution".
 FAIL_NONE, FAIL_CELL, FAIL_UNIT, FAIL_CELL_TWO = 0, 1, 2, 3

@@ -16,6 +16,7 @@ n²×n² boards (4×4, 6×6 with 2×3 boxes, 9×9, 16×16, 25×25) and the clove
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 import numpy as np
 
@@ -67,7 +68,8 @@ class Puzzle:
             )
         if len(self.alphabet) != self.geometry.size:
             raise ValueError(f"alphabet {self.alphabet!r} must have {self.geometry.size} symbols")
-        if values.size and (values.min() < 0 or values.max() > self.geometry.size):
+        # One reduction: negative int8 values read as >= 128 through a uint8 view.
+        if values.size and values.view(np.uint8).max() > self.geometry.size:
             raise ValueError(f"values must lie in 0..{self.geometry.size}")
 
     @property
@@ -107,8 +109,8 @@ def parse(text: str, *, alphabet: str | None = None, variant: str | None = None)
     """Read a puzzle from text: one line, one line per board row, or a pretty board.
 
     The board size comes from the number of symbols (16, 36, 81, 256, 625 cells; 441
-    board positions or 369 cells for clover); `variant` is "standard" (default),
-    "diagonal" or "clover". Blanks are any of `0 . ? - _` that is not in the alphabet.
+    board positions or 369 cells for clover); `variant` is "standard", "diagonal" or
+    "clover", or None to take clover when the shape says so and standard otherwise. Blanks are any of `0 . ? - _` that is not in the alphabet.
 
     >>> parse("." * 80 + "9").values[-1]
     np.int8(9)
@@ -146,8 +148,10 @@ def detect_alphabet(size: int, symbols: str) -> str:
     return candidates[0]
 
 
-def _check_variant(variant: str | None) -> str:
-    variant = (variant or "standard").lower()
+def _check_variant(variant: str | None) -> str | None:
+    if variant is None:
+        return None
+    variant = variant.lower()
     if variant not in VARIANTS:
         raise PuzzleFormatError(f"unknown variant {variant!r}; choose one of {', '.join(VARIANTS)}")
     return variant
@@ -183,10 +187,16 @@ def _board_rows(text: str) -> list[str]:
 SIZES = (4, 6, 9, 16, 25)
 
 
-def _geometry_for(rows: list[str], variant: str) -> Geometry:
+def _geometry_for(rows: list[str], variant: str | None) -> Geometry:
     """The geometry the text describes: by length of the one line, or rows × columns."""
+    clover = _clover()
+    if variant is None:
+        n = sum(map(len, rows))
+        clover_shaped = len(rows) == clover.rows or (
+            len(rows) == 1 and n in (clover.rows * clover.cols, clover.n_cells)
+        )
+        variant = "clover" if clover_shaped else "standard"
     if variant == "clover":
-        clover = geo.clover()
         n = sum(map(len, rows))
         if len(rows) == 1 and n in (clover.rows * clover.cols, clover.n_cells):
             return clover
@@ -217,8 +227,14 @@ def _geometry_for(rows: list[str], variant: str) -> Geometry:
             raise PuzzleFormatError(
                 f"diagonal sudoku needs square boxes; a {size}×{size} board has none"
             )
-        return geo.diagonal(root)
-    return geo.for_size(size)
+        return _diagonal(root)
+    return _for_size(size)
+
+
+# One Geometry object per shape, so parsing many puzzles builds no tables twice.
+_clover = cache(geo.clover)
+_diagonal = cache(geo.diagonal)
+_for_size = cache(geo.for_size)
 
 
 def _check_row_lengths(rows: list[str], width: int) -> None:
@@ -277,6 +293,15 @@ def _board(puzzle: Puzzle, blank: str, outside: str) -> list[list[str]]:
     return board
 
 
+def _square_rows(puzzle: Puzzle, blank: str) -> list[str]:
+    """Rows of a board with no gaps, by byte translation (fast enough for big files)."""
+    table = bytearray(256)
+    table[: puzzle.size + 1] = (blank + puzzle.alphabet).encode("ascii")
+    flat = puzzle.values.tobytes().translate(bytes(table)).decode("ascii")
+    cols = puzzle.geometry.cols
+    return [flat[i : i + cols] for i in range(0, len(flat), cols)]
+
+
 def format_rows(puzzle: Puzzle, blank: str | None = None) -> str:
     """One line of text per board row (clover gaps as `.`, blanks as `-` there).
 
@@ -287,11 +312,16 @@ def format_rows(puzzle: Puzzle, blank: str | None = None) -> str:
     ....
     """
     blank = blank or ("." if puzzle.geometry.is_square_board else "-")
+    if puzzle.geometry.is_square_board and (blank + puzzle.alphabet).isascii():
+        return "\n".join(_square_rows(puzzle, blank))
     return "\n".join("".join(row) for row in _board(puzzle, blank, "."))
 
 
 def format_line(puzzle: Puzzle, blank: str | None = None) -> str:
     """The whole board on one line, reading order (the benchmark-file format)."""
+    blank = blank or ("." if puzzle.geometry.is_square_board else "-")
+    if puzzle.geometry.is_square_board and (blank + puzzle.alphabet).isascii():
+        return "".join(_square_rows(puzzle, blank))
     return format_rows(puzzle, blank).replace("\n", "")
 
 
@@ -335,6 +365,8 @@ def conflicts(puzzle: Puzzle) -> list[str]:
     >>> conflicts(parse("1" + "." * 8 + "1" + "." * 71))
     ['r1c1 and r2c1 both hold 1']
     """
+    if not _has_repeats(puzzle):
+        return []
     g, values = puzzle.geometry, puzzle.values
     found: dict[tuple[int, int], str] = {}
     for unit in g.units:
@@ -352,3 +384,24 @@ def conflicts(puzzle: Puzzle) -> list[str]:
             else:
                 first[v] = cell
     return [found[pair] for pair in sorted(found)]
+
+
+def _has_repeats(puzzle: Puzzle) -> bool:
+    """Quick vectorised test: does any unit hold a symbol twice?"""
+    in_units = puzzle.values[_unit_array(puzzle.geometry)].astype(np.int64)
+    size = puzzle.geometry.size
+    rows = np.arange(in_units.shape[0])[:, None] * (size + 1)
+    counts = np.bincount((in_units + rows).ravel(), minlength=in_units.shape[0] * (size + 1))
+    counts = counts.reshape(-1, size + 1)[:, 1:]
+    return bool((counts > 1).any())
+
+
+_UNIT_ARRAYS: dict[int, tuple[Geometry, np.ndarray]] = {}
+
+
+def _unit_array(geometry: Geometry) -> np.ndarray:
+    entry = _UNIT_ARRAYS.get(id(geometry))
+    if entry is None or entry[0] is not geometry:
+        entry = (geometry, np.array(geometry.units, dtype=np.intp))
+        _UNIT_ARRAYS[id(geometry)] = entry
+    return entry[1]

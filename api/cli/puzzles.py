@@ -1,9 +1,489 @@
-"""Commands of the `sudoku-lens` CLI: puzzles (filled in by its issue)."""
+"""`sudoku-lens grid` and `sudoku-lens file`: solve puzzles given as text.
+
+`grid PUZZLE` solves one puzzle (a string, a file holding one board, or `-` for stdin) and
+says whether its solution is unique; `--count` counts solutions, `--all` lists them.
+`file PUZZLES.txt` solves one puzzle per line (blank lines and `#` comments skipped),
+writes the solutions to stdout or `-o`, reports every bad line with its number while the
+rest are still solved, and ends with a summary in puzzles per second.
+
+Only typer and the standard library load at start-up; numpy, numba and the solver load
+inside the commands, so `sudoku-lens --help` and every other command stay quick.
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+import time
+from enum import StrEnum
+from pathlib import Path
+
 import typer
+
+from api.cli.output import is_terminal, stderr_console, stdout_console
+
+
+class Method(StrEnum):
+    fast = "fast"
+    dlx = "dlx"
+
+
+class Format(StrEnum):
+    line = "line"
+    pretty = "pretty"
+    json = "json"
+
+
+class Variant(StrEnum):
+    standard = "standard"
+    diagonal = "diagonal"
+    clover = "clover"
+
+
+def _say(console, text: str) -> None:
+    """A message on stderr: no markup, no highlighting, never wrapped mid-word."""
+    console.print(text, markup=False, highlight=False, soft_wrap=True)
+
+
+class InputError(Exception):
+    """Input that cannot be read at all: exit status 2 with this message."""
+
+
+VARIANT_HELP = "Board variant: standard, diagonal (both diagonals hold every symbol) or clover (samurai: five overlapping 9×9 grids on 21×21). Clover is detected from the shape."
+ALPHABET_HELP = "Symbols in value order, e.g. 0123456789ABCDEF for a 16×16 board written with 0-F (default: detected, 1-9A-G when unclear)."
 
 
 def register(app: typer.Typer) -> None:
-    """Add this module's commands to the app."""
+    """Add `grid` and `file` to the app."""
+    app.command("grid", no_args_is_help=True)(grid)
+    app.command("file", no_args_is_help=True)(file)
+
+
+# ----------------------------------------------------------------------------- grid
+
+
+def grid(
+    puzzle: str = typer.Argument(
+        ...,
+        metavar="PUZZLE",
+        help="The puzzle: 81 characters (0 . ? - _ for blanks), a board of rows, a file holding one, or - for stdin.",
+    ),
+    count: bool = typer.Option(
+        False, "--count", help="Count the solutions (up to --limit) instead of solving."
+    ),
+    all_solutions: bool = typer.Option(False, "--all", help="List every solution (up to --limit)."),
+    limit: int = typer.Option(
+        1000, "--limit", min=1, help="Stop counting or listing after this many solutions."
+    ),
+    method: Method = typer.Option(
+        Method.fast, "--method", help="fast: bitmask propagation; dlx: exact cover (dancing links)."
+    ),
+    fmt: Format = typer.Option(
+        Format.line,
+        "--format",
+        "-f",
+        help="line (one line per board), pretty (a board for people) or json.",
+    ),
+    variant: Variant | None = typer.Option(None, "--variant", help=VARIANT_HELP),
+    alphabet: str | None = typer.Option(None, "--alphabet", help=ALPHABET_HELP),
+) -> None:
+    """Solve one puzzle and say whether its solution is unique.
+
+    Exit status: 0 when the puzzle has exactly one solution (or, with --count/--all, when
+    it could be counted), 1 when it has none, several or invalid givens, 2 when the text
+    is not a puzzle.
+    """
+    err = stderr_console()
+    try:
+        board = _parse(_read_puzzle_text(puzzle), variant, alphabet)
+    except InputError as exc:
+        _say(err, f"error: {exc}")
+        raise typer.Exit(2) from None
+    from solver import conflicts, solve
+
+    clashes = conflicts(board)
+    if clashes:
+        _report_invalid(board, clashes, fmt, err)
+        raise typer.Exit(1)
+    if count or all_solutions:
+        result = solve(board, method=method.value, limit=limit)
+        _print_many(board, result, fmt, listing=all_solutions, limit=limit)
+        raise typer.Exit(0)
+    result = solve(board, method=method.value, limit=2)
+    _print_answer(board, result, fmt, err)
+    raise typer.Exit(0 if result.status == "unique" else 1)
+
+
+def _read_puzzle_text(argument: str) -> str:
+    if argument == "-":
+        return sys.stdin.read()
+    if "\n" not in argument and len(argument) < 256:
+        path = Path(argument)
+        try:
+            if path.is_file():
+                return path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            pass
+    return argument
+
+
+def _parse(text: str, variant: Variant | None, alphabet: str | None):
+    from solver.grid import PuzzleFormatError, parse
+
+    try:
+        return parse(text, alphabet=alphabet, variant=variant.value if variant else None)
+    except PuzzleFormatError as exc:
+        raise InputError(str(exc)) from None
+
+
+def _board_text(board, values, fmt: Format) -> str:  # for grid
+    from solver.grid import format_line, format_pretty
+
+    shown = board.with_values(values)
+    return format_pretty(shown) if fmt is Format.pretty else format_line(shown)
+
+
+def _json_answer(board, result) -> dict:
+    from solver.grid import format_line
+
+    return {
+        "puzzle": format_line(board),
+        "variant": board.geometry.name,
+        "size": board.size,
+        "status": result.status,
+        "count": result.count,
+        "count_exact": result.count_is_exact,
+        "solutions": [format_line(board.with_values(s)) for s in result.solutions],
+        "reason": result.reason,
+    }
+
+
+def _report_invalid(board, clashes: list[str], fmt: Format, err) -> None:
+    if fmt is Format.json:
+        from solver.grid import format_line
+
+        doc = {
+            "puzzle": format_line(board),
+            "variant": board.geometry.name,
+            "size": board.size,
+            "status": "invalid",
+            "count": 0,
+            "count_exact": True,
+            "solutions": [],
+            "reason": "; ".join(clashes),
+        }
+        stdout_console().print_json(json.dumps(doc))
+    _say(err, f"invalid puzzle: {'; '.join(clashes)}")
+
+
+def _print_answer(board, result, fmt: Format, err) -> None:
+    out = stdout_console()
+    if fmt is Format.json:
+        out.print_json(json.dumps(_json_answer(board, result)))
+    elif result.status in ("unique", "multiple"):
+        shown = result.solutions[:2]
+        for i, values in enumerate(shown):
+            if i and fmt is Format.pretty:
+                out.print()
+            out.print(_board_text(board, values, fmt), highlight=False, markup=False)
+    if result.status == "multiple":
+        a, b = result.solutions[:2]
+        differ = [board.geometry.cell_name(i) for i in range(len(a)) if a[i] != b[i]]
+        _say(
+            err,
+            f"not unique: at least {result.count} solutions; the two shown differ at "
+            f"{', '.join(differ[:12])}{' …' if len(differ) > 12 else ''}",
+        )
+    elif result.status == "none":
+        _say(err, f"no solution: {result.reason}")
+
+
+def _print_many(board, result, fmt: Format, *, listing: bool, limit: int) -> None:
+    out = stdout_console()
+    err = stderr_console()
+    # solve() looks for at least two; with --limit 1 the cap is 2.
+    count = min(result.count, limit)
+    exact = result.count_is_exact
+    count_text = f"{count}" if exact else f"{count}+"
+    if fmt is Format.json:
+        doc = _json_answer(board, result)
+        doc["count"], doc["count_exact"] = count, exact
+        if not listing:
+            doc.pop("solutions")
+        else:
+            doc["solutions"] = doc["solutions"][:limit]
+        out.print_json(json.dumps(doc))
+    else:
+        if listing:
+            for i, values in enumerate(result.solutions[:limit]):
+                if i and fmt is Format.pretty:
+                    out.print()
+                out.print(_board_text(board, values, fmt), highlight=False, markup=False)
+        else:
+            out.print(count_text, highlight=False)
+    if not exact:
+        _say(err, f"stopped at the limit of {limit} solutions (raise --limit to go on)")
+    elif listing:
+        _say(err, f"{count} solution{'s' if count != 1 else ''}")
+
+
+# ----------------------------------------------------------------------------- file
+
+
+def file(
+    path: str = typer.Argument(
+        ...,
+        metavar="PUZZLES.txt",
+        help="One puzzle per line (# comments and blank lines skipped), or - for stdin.",
+    ),
+    output: Path | None = typer.Option(
+        None, "--output", "-o", help="Write the solutions here instead of stdout."
+    ),
+    method: Method = typer.Option(
+        Method.fast, "--method", help="fast: bitmask propagation (batched); dlx: exact cover."
+    ),
+    fmt: Format = typer.Option(
+        Format.line,
+        "--format",
+        "-f",
+        help="line: one solution per solved puzzle; json: one JSON object per puzzle (JSON lines); pretty: boards.",
+    ),
+    first: bool = typer.Option(
+        False,
+        "--first",
+        help="Take the first solution found without checking that it is unique (faster).",
+    ),
+    jobs: int = typer.Option(
+        1, "--jobs", "-j", min=1, help="Threads for the fast method (2 = both cores)."
+    ),
+    variant: Variant | None = typer.Option(None, "--variant", help=VARIANT_HELP),
+    alphabet: str | None = typer.Option(None, "--alphabet", help=ALPHABET_HELP),
+) -> None:
+    """Solve every puzzle in a file, one per line; report bad lines and go on.
+
+    A line fails when it is not a puzzle, its givens clash, or it has no solution or
+    (unless --first) several. Exit status: 0 when every line was solved, 1 when any line
+    failed, 2 when the file cannot be read, 130 when interrupted (finished lines are kept).
+    """
+    err = stderr_console()
+    try:
+        lines = _read_lines(path)
+    except InputError as exc:
+        _say(err, f"error: {exc}")
+        raise typer.Exit(2) from None
+    try:
+        sink = open(output, "w", encoding="utf-8") if output else sys.stdout  # noqa: SIM115
+    except OSError as exc:
+        _say(err, f"error: cannot write {output}: {exc.strerror}")
+        raise typer.Exit(2) from None
+    tally = _Tally()
+    start = time.perf_counter()
+    try:
+        for chunk in _chunks(lines, 2000 if method is Method.fast else 200):
+            _solve_chunk(chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet)
+            sink.flush()
+            tally.progress(len(lines))
+    except KeyboardInterrupt:
+        tally.finish(err, time.perf_counter() - start, interrupted=True)
+        raise typer.Exit(130) from None
+    finally:
+        if output:
+            sink.close()
+    tally.finish(err, time.perf_counter() - start)
+    raise typer.Exit(1 if tally.failed else 0)
+
+
+def _read_lines(path: str) -> list[tuple[int, str]]:
+    """(line number, text) of every line that holds a puzzle."""
+    if path == "-":
+        text = sys.stdin.read()
+    else:
+        try:
+            text = Path(path).read_text(encoding="utf-8", errors="replace")
+        except FileNotFoundError:
+            raise InputError(f"{path}: no such file") from None
+        except IsADirectoryError:
+            raise InputError(
+                f"{path} is a folder; give a text file with one puzzle per line"
+            ) from None
+        except OSError as exc:
+            raise InputError(f"cannot read {path}: {exc.strerror}") from None
+    found = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip() if not line.lstrip().startswith("#") else ""
+        if line:
+            found.append((number, line))
+    return found
+
+
+def _chunks(items: list, n: int):
+    for i in range(0, len(items), n):
+        yield items[i : i + n]
+
+
+class _Tally:
+    """Counts per outcome and the progress bar (on a terminal only)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.done = 0
+        self.failed = 0
+        self._bar = None
+
+    def add(self, status: str, ok: bool) -> None:
+        self.counts[status] = self.counts.get(status, 0) + 1
+        self.done += 1
+        self.failed += not ok
+
+    def progress(self, total: int) -> None:
+        if not is_terminal() or total < 2000:
+            return
+        if self._bar is None:
+            from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeRemainingColumn
+
+            self._bar = Progress(
+                "[progress.description]{task.description}",
+                BarColumn(),
+                TaskProgressColumn(),
+                TimeRemainingColumn(),
+                console=stderr_console(),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task("solving", total=total)
+        self._bar.update(self._task, completed=self.done)
+
+    def finish(self, err, seconds: float, interrupted: bool = False) -> None:
+        if self._bar is not None:
+            self._bar.stop()
+        parts = ", ".join(f"{n} {status}" for status, n in sorted(self.counts.items()))
+        rate = self.done / seconds if seconds > 0 else 0.0
+        head = "interrupted after " if interrupted else ""
+        _say(
+            err,
+            f"{head}{self.done} puzzle{'s' if self.done != 1 else ''} ({parts or 'none'}) "
+            f"in {seconds:.2f} s: {rate:,.0f} puzzles/s",
+        )
+
+
+def _solve_chunk(chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet) -> None:
+    """Parse a chunk of lines, solve the boards (batched per shape for fast), and write
+    each line's outcome in input order."""
+    from solver.grid import PuzzleFormatError
+
+    outcomes: list = [None] * len(chunk)
+    readable = []
+    for k, (_, text) in enumerate(chunk):
+        try:
+            readable.append((k, _parse_line(text, variant, alphabet)))
+        except PuzzleFormatError as exc:
+            outcomes[k] = ("unreadable", str(exc))
+    limit = 1 if first else 2
+    results = _solve_boards([b for _, b in readable], method, limit, jobs)
+    for (k, board), (status, detail) in zip(readable, results, strict=True):
+        outcomes[k] = (status, detail if status != "solved" else board.with_values(detail))
+    for (number, text), (status, detail) in zip(chunk, outcomes, strict=True):
+        if status == "solved":
+            status = "solved" if first else "unique"
+            _write_solution(sink, tally, fmt, number, text, status, detail)
+        elif status == "multiple":
+            _fail(
+                sink, tally, err, fmt, number, text, status, "several solutions (--first takes one)"
+            )
+        else:
+            _fail(sink, tally, err, fmt, number, text, status, detail)
+
+
+def _write_solution(sink, tally, fmt, number, text, status, solved) -> None:
+    from solver.grid import format_line, format_pretty
+
+    tally.add(status, True)
+    if fmt is Format.json:
+        doc = {"line": number, "puzzle": text, "status": status, "solution": format_line(solved)}
+        sink.write(json.dumps(doc) + "\n")
+    elif fmt is Format.pretty:
+        sink.write(format_pretty(solved) + "\n\n")
+    else:
+        sink.write(format_line(solved) + "\n")
+
+
+def _fail(sink, tally, err, fmt, number, text, status, reason) -> None:
+    tally.add(status, False)
+    shown = text if len(text) <= 90 else text[:87] + "..."
+    _say(err, f"line {number}: {status}: {reason}  [{shown}]")
+    if fmt is Format.json:
+        doc = {"line": number, "puzzle": text, "status": status, "reason": reason}
+        sink.write(json.dumps(doc) + "\n")
+
+
+_DIGITS = None
+
+
+def _parse_line(text: str, variant: Variant | None, alphabet: str | None):
+    """parse(), with a shortcut for the common 81-character 9×9 line."""
+    from solver.grid import parse
+
+    if len(text) == 81 and variant in (None, Variant.standard) and alphabet in (None, "123456789"):
+        import numpy as np
+
+        global _DIGITS
+        if _DIGITS is None:
+            _DIGITS = np.full(256, -1, np.int8)
+            _DIGITS[np.frombuffer(b"0.?-_", np.uint8)] = 0
+            _DIGITS[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10)
+        raw = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
+        if raw.size == 81:
+            values = _DIGITS[raw]
+            if (values >= 0).all():
+                from solver.grid import Puzzle, _for_size
+
+                return Puzzle(_for_size(9), values, "123456789")
+    return parse(text, alphabet=alphabet, variant=variant.value if variant else None)
+
+
+def _solve_boards(boards, method: Method, limit: int, jobs: int) -> list[tuple[str, object]]:
+    """(status, solution or reason) per board: "solved", "multiple", "none" or "invalid".
+
+    The fast method solves each shape's boards in one compiled call (or `jobs` threads);
+    only boards it finds no solution for are examined further for the reason.
+    """
+    from solver.grid import conflicts
+    from solver.solve import solve
+
+    def outcome(count: int, solution, board) -> tuple[str, object]:
+        if count == 1:
+            return ("solved", solution)
+        if count > 1:
+            return ("multiple", "")
+        clashes = conflicts(board)
+        if clashes:
+            return ("invalid", "; ".join(clashes))
+        return ("none", solve(board, method=method.value).reason)
+
+    if method is Method.dlx:
+        results = []
+        for board in boards:
+            r = solve(board, method="dlx", limit=limit)
+            if r.status == "invalid":
+                results.append(("invalid", r.reason))
+            else:
+                results.append(outcome(min(r.count, limit), r.solution, board))
+        return results
+    import numpy as np
+
+    from solver import fast
+
+    results: list = [None] * len(boards)
+    groups: dict[int, list[int]] = {}
+    for i, b in enumerate(boards):
+        groups.setdefault(id(b.geometry), []).append(i)
+    for indices in groups.values():
+        geometry = boards[indices[0]].geometry
+        values = np.stack([boards[i].values for i in indices])
+        if jobs > 1:
+            counts, solutions = fast.solve_parallel(values, geometry, limit=limit, workers=jobs)
+        else:
+            counts, solutions = fast.solve_batch(values, geometry, limit=limit)
+        for k, i in enumerate(indices):
+            results[i] = outcome(int(counts[k]), solutions[k], boards[i])
+    return results
