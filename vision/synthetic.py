@@ -516,6 +516,17 @@ def _smooth_noise(rng, shape, scale: int) -> np.ndarray:
     return cv2.resize(coarse, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
+def _table_texture(rng, shape) -> np.ndarray:
+    """Brightness of the surface under the page: wood grain (long streaks) or a soft cloth."""
+    h, w = shape
+    if rng.random() < 0.5:
+        return 1 + 0.12 * _smooth_noise(rng, shape, 48)
+    along = rng.random() < 0.5  # grain direction
+    fine = rng.standard_normal((max(2, h // 3), 4) if along else (4, max(2, w // 3)))
+    grain = cv2.resize(fine.astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    return 1 + 0.08 * grain + 0.06 * _smooth_noise(rng, shape, 64)
+
+
 def _shadow_mask(rng, shape) -> np.ndarray:
     """A soft-edged blob entering from one side of the photo (a hand or a phone), 0..1."""
     h, w = shape
@@ -605,10 +616,7 @@ def render_photo(
     paper = (
         np.array(style.paper, np.float32) * (1 + 0.012 * _smooth_noise(rng, shape, 40))[..., None]
     )
-    table = (
-        np.array(style.background, np.float32)
-        * (1 + 0.12 * _smooth_noise(rng, shape, 48))[..., None]
-    )
+    table = np.array(style.background, np.float32) * _table_texture(rng, shape)[..., None]
     a = (on_page.astype(np.float32) / 255)[..., None]
     photo = table * (1 - a) + paper * a
     del paper, table
