@@ -16,7 +16,8 @@ columns of the probability table.
 
 Never a confident wrong answer: every re-reading with exactly one solution that is not much
 less probable than the best is collected, and a solution is accepted only when the readings
-leading to it hold most (`min_posterior`, 90%) of their total probability. When several
+leading to it hold most (`min_posterior`, 80%) of their total probability. The reading
+itself, when it already has one solution, is just the first (cheapest) of those candidates. When several
 solutions compete, or the budget runs out first, the result says so and names the cells most
 likely at fault.
 
@@ -190,7 +191,7 @@ def correct(
     max_move_cost: float = 12.0,
     max_cost: float = 16.0,
     window: float = 4.0,
-    min_posterior: float = 0.9,
+    min_posterior: float = 0.8,
     min_window: float = 2.5,
     max_tries: int = 3000,
     max_steps: int = 40_000,
@@ -227,12 +228,13 @@ def correct(
             status, read_count=read_count, conflicts=tuple(pairs), elapsed_ms=elapsed, **kw
         )
 
-    read_count = -1
+    read_count, found = -1, []
     if not pairs:
         read_count, first = count(values, 2)
-        if read_count == 1:
-            return done("unique", solution=np.asarray(first, dtype=np.int8))
-
+        if read_count == 1:  # the reading itself is a proper sudoku: one candidate of many
+            found = [(0.0, (), values, np.asarray(first, dtype=np.int8))]
+            if max_changes <= 0 or max_tries <= 0:
+                return done("unique", solution=found[0][3])
     if max_changes <= 0 or max_tries <= 0:
         return done("not_found", note="corrections were not asked for")
     moves = _moves(values, logp, per_cell, max_move_cost)
@@ -241,10 +243,8 @@ def correct(
         moves,
         pairs,
         count,
-        max_changes,
-        max_cost,
-        window,
-        max_tries,
+        found,
+        dict(max_changes=max_changes, max_cost=max_cost, window=window, max_tries=max_tries),
         max_steps,
         lambda: (time.perf_counter() - start) * 1000 > budget_ms,
     )
@@ -278,26 +278,31 @@ def correct(
     if posterior < min_posterior:
         note = f"several readings lead to different solutions (the likeliest has {posterior:.0%})"
         return done("ambiguous", rivals=rivals, note=note, **work)
+    if not picked:  # the reading as it is, with no rival worth the name
+        return done("unique", solution=solution, **work)
     if out_of_budget and explored < best_cost + min_window:
         note = "a correction was found but its rivals could not all be checked in time"
         return done("not_found", rivals=rivals, note=note, **work)
     return done("corrected", values=grid, solution=solution, changes=changes(picked), **work)
 
 
-def _search(
-    values, moves, pairs, count, max_changes, max_cost, window, max_tries, max_steps, over_time
-):
+def _search(values, moves, pairs, count, found, limits, max_steps, over_time):
     """Every grid with exactly one solution among the change sets cheaper than the first
-    such grid's cost + `window` (and `max_cost`), cheapest first; how far (in cost) the
-    enumeration got, the solver calls made, and whether the budget stopped it."""
+    such grid's cost + `window` (and `max_cost`), cheapest first, after those in `found`;
+    how far (in cost) the enumeration got, the solver calls made, and whether the budget
+    stopped it."""
+    max_changes, max_cost, window, max_tries = (
+        limits[k] for k in ("max_changes", "max_cost", "window", "max_tries")
+    )
     costs = [m[0] for m in moves]
     must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
     peers = [set(PEERS[cell].tolist()) for cell in range(81)]
     # the cells that already hold the digit a move writes: each must change too
     blockers = [{int(c) for c in PEERS[cell] if v and values[c] == v} for _, cell, v in moves]
-    found: list[tuple[float, tuple, np.ndarray, np.ndarray]] = []
+    found = list(found)  # (cost, moves, grid, solution)
     tried = steps = 0
-    limit, explored = max_cost, 0.0
+    limit = min(max_cost, found[0][0]) + window if found else max_cost
+    explored = 0.0
     for total, chosen in _subsets_by_cost(costs, max_changes):
         if total > limit:
             return found, total, tried, False

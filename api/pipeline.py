@@ -186,7 +186,9 @@ def judge(
         timings["solve"] = _ms(t)
         return PhotoResult("solved", _solved_message(fix), solution=solution, **common)
     timings["solve"] = 0.0
-    status = {-1: "invalid_givens", 0: "no_solution"}.get(fix.read_count, "multiple_solutions")
+    status = {-1: "invalid_givens", 0: "no_solution", 1: "unreadable"}.get(
+        fix.read_count, "multiple_solutions"
+    )
     return PhotoResult(status, _failure_message(status, fix, read, probs), **common)
 
 
@@ -213,13 +215,20 @@ def _failure_message(status: str, fix: Correction, read: np.ndarray, probs: np.n
         head = "the digits read break the rules: " + "; ".join(
             f"{cell_name(a)} and {cell_name(b)} both hold {read[a]}" for a, b in fix.conflicts[:3]
         )
+    elif status == "unreadable":
+        head = (
+            "the digits read have one solution, but other readings nearly as likely have"
+            " different ones: the photo is too unclear to be sure"
+        )
     elif status == "no_solution":
         head = "the digits read follow the rules but the puzzle has no solution"
     else:
         head = "the digits read allow more than one solution (a digit may have been missed)"
     if fix.status == "ambiguous":
-        options = " or ".join(", ".join(str(c) for c in rival) for rival in fix.rivals[:2])
-        head += f"; several re-readings fit equally well ({options}), so none was chosen"
+        options = " or ".join(
+            ", ".join(str(c) for c in rival) or "as read" for rival in fix.rivals[:2]
+        )
+        head += f"; several re-readings fit about as well ({options}), so none was chosen"
     conf = cell_confidence(read, probs)
     if fix.suspects:
         named = ", ".join(f"{cell_name(c)} ({conf[c]:.0%})" for c in fix.suspects)

@@ -36,7 +36,8 @@ BatchStatus = Literal[
 STATUS_MEANING = {
     "solved": "grid found, digits read (possibly corrected by the rules), exactly one solution",
     "no_grid": "the image decoded but no sudoku grid was found in it",
-    "unreadable": "a grid was found but too few digits could be read to make a puzzle",
+    "unreadable": "a grid was found but too few digits could be read to make a puzzle, or"
+    " they read about as well in other ways that lead to different solutions",
     "invalid_givens": "the digits read break the rules (two equal digits in a unit) and no"
     " probable re-reading fixes that",
     "no_solution": "the digits read follow the rules but the puzzle has no solution",

@@ -133,6 +133,23 @@ def test_a_clear_winner_among_rivals_is_taken():
     assert fix.solution[cell] == one and fix.changes[0].now == one
 
 
+def test_a_proper_but_doubtful_reading_is_refused():
+    board, cell, one, other = two_solution_board(9)
+    read = board.copy()
+    read[cell] = one  # one solution as read, but `other` is nearly as likely
+    probs = confident(read)
+    probs[cell] = 0.01
+    probs[cell, one], probs[cell, other] = 0.5, 0.42
+
+    fix = correct(read, probs)
+
+    assert fix.read_count == 1 and fix.status == "ambiguous" and fix.solution is None
+    assert 0.5 < fix.posterior < 0.8
+
+    probs[cell, one], probs[cell, other] = 0.9, 0.02  # now the reading is clearly right
+    assert correct(read, probs).status == "unique"
+
+
 def test_nothing_found_names_the_cells_at_fault():
     givens, _ = puzzle(21)
     first, _, read = misread(givens, conflict=True)
