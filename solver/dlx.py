@@ -115,7 +115,7 @@ def _links(n_columns: int, n_primary: int, rows: list[list[int]]) -> tuple[np.nd
     return left, right, up, down, col, row, size
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _cover(c, left, right, up, down, col, size):
     right[left[c]] = right[c]
     left[right[c]] = left[c]
@@ -130,7 +130,7 @@ def _cover(c, left, right, up, down, col, size):
         i = down[i]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _uncover(c, left, right, up, down, col, size):
     i = up[c]
     while i != c:
@@ -292,6 +292,49 @@ class SudokuCover:
                 grid[cell] = s + 1
             solutions.append(grid)
         return count, solutions, column
+
+
+@njit(cache=True)
+def _sudoku_batch(puzzles, links, row_node, size, limit, counts, solutions):
+    left, right, up, down, col, row, sizes = links
+    work = (left.copy(), right.copy(), up.copy(), down.copy(), col.copy(), row.copy(), sizes.copy())
+    n = puzzles.shape[1]
+    chosen = np.empty(n, np.int32)
+    out = np.empty((1, row_node.shape[0] + 1), np.int32)
+    info = np.zeros(2, np.int32)
+    for i in range(puzzles.shape[0]):
+        for a in range(7):
+            work[a][:] = links[a]
+        k = 0
+        for cell in range(n):
+            v = puzzles[i, cell]
+            if v > 0:
+                chosen[k] = row_node[cell * size + v - 1]
+                k += 1
+        out[0, :] = -1
+        counts[i] = _search(*work, chosen[:k], limit, out, info)
+        if counts[i] > 0:
+            for r in out[0]:
+                if r >= 0:
+                    solutions[i, r // size] = r % size + 1
+
+
+def solve_batch(
+    puzzles: np.ndarray, geometry: Geometry, *, limit: int = 1
+) -> tuple[np.ndarray, np.ndarray]:
+    """Solve an (N, n_cells) int8 array of puzzles by exact cover in one compiled call.
+
+    Returns (counts capped at `limit`, first solutions (N, n_cells) int8).
+    """
+    cover = sudoku_cover(geometry)
+    puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
+    counts = np.zeros(puzzles.shape[0], np.int32)
+    solutions = np.zeros(puzzles.shape, np.int8)
+    problem = cover.problem
+    _sudoku_batch(
+        puzzles, problem.links, problem.row_node, geometry.size, max(limit, 1), counts, solutions
+    )
+    return counts, solutions
 
 
 @lru_cache(maxsize=16)

@@ -122,18 +122,18 @@ def tables_for(geometry: Geometry) -> Tables:
 STANDARD_9 = tables_for(geo.standard(3))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _popcount(m):
     return POPCOUNT[m & 0xFFFF] + POPCOUNT[m >> 16]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mark(dirty, cell_units, n_cell_units, cell):
     for k in range(n_cell_units[cell]):
         dirty[cell_units[cell, k]] = 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _remove_from(cand, cells, n, bits, queue, qt, t, dirty, fail):
     """Remove `bits` from cells[:n]; returns the new queue end, or -1 on a contradiction."""
     for k in range(n):
@@ -155,7 +155,7 @@ def _remove_from(cand, cells, n, bits, queue, qt, t, dirty, fail):
     return qt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _locked_candidates(cand, queue, qt, t, dirty, fail):
     """Box-line interactions: a symbol that, within one unit, fits only where it meets a
     second unit is removed from the rest of that second unit. Returns the new queue end
@@ -188,7 +188,7 @@ def _locked_candidates(cand, queue, qt, t, dirty, fail):
     return qt if changed or qt > start else -2
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _propagate(cand, queue, qt, t, dirty, full, fail):
     """Apply the queued placements, then hidden singles, until nothing changes.
 
@@ -269,7 +269,7 @@ def _propagate(cand, queue, qt, t, dirty, full, fail):
             return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _fewest_candidates(cand):
     """The unsolved cell with the fewest candidates, or -1 when every cell is solved."""
     n = cand.shape[0] - 1
@@ -289,7 +289,7 @@ def _fewest_candidates(cand):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _store(cand, out):
     for c in range(out.shape[0]):
         m = cand[c]
