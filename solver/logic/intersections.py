@@ -65,8 +65,7 @@ def _name(grid: Candidates, a: int, b: int) -> str:
 
 def locked_eliminations(grid: Candidates) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Every (unit pair, digit) where the digit is locked: arrays (pair index, digit
-    index, victims mask (hits, k) over `only_second`). Shared by the named steps and by
-    the forcing chains' fast propagation."""
+    index, victims mask (hits, k) over `only_second`)."""
     pairs = unit_pairs(grid.geometry)
     if not len(pairs.first):
         empty = np.zeros(0, dtype=np.intp)
@@ -77,17 +76,6 @@ def locked_eliminations(grid: Candidates) -> tuple[np.ndarray, np.ndarray, np.nd
     victims = marks[pairs.only_second]  # (P, k, size)
     p, d = np.nonzero(~outside & inside & victims.any(axis=1))
     return p, d, victims[p, :, d]
-
-
-def eliminate_locked(grid: Candidates) -> bool:
-    """Apply every locked-candidates elimination at once; True if anything went."""
-    p, d, hit = locked_eliminations(grid)
-    if not len(p):
-        return False
-    cells = unit_pairs(grid.geometry).only_second[p]
-    rows, cols = np.nonzero(hit)
-    grid.marks[cells[rows, cols], d[rows]] = False
-    return True
 
 
 def locked_candidates(grid: Candidates) -> list[Step]:
