@@ -217,42 +217,76 @@ def line_evidence(profile: np.ndarray, cell: int, margin: int) -> float:
 # --- refinement --------------------------------------------------------------------------
 
 
-REFINE_CELL = 24  # pixels per cell in the square the corners are refined in
+REFINE_CELL = 24  # pixels per cell in the square the corners are first refined in
+FINE_CELL = 64  # ... and then, for a large grid, refined again in
 
 
 def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     """Corners moved onto the grid's outer lines, measured on the full-resolution image.
 
-    The candidate's corners come from a hull on a small copy: a pixel or two off there is
-    several pixels at full size, and a corner clipped by the photo edge or hidden by a
-    shadow is further off. Warped to a square with a one-cell margin, each half of the grid
-    shows its ten lines; fitting an evenly spaced comb of ten lines to each half's ink
-    profile (offset and spacing, to a quarter pixel) places the outer lines from the whole
-    grid's evidence, not from four corner pixels. The corners are where the fitted outer
-    lines meet, mapped back through the homography; kept only if they fit better.
+    The candidate's corners come from a hull on a small copy: a pixel off there is several
+    pixels at full size, and a corner clipped by the photo edge or hidden by a shadow is
+    further off. Warped to a square with a one-cell margin, each half of the grid shows its
+    ten lines; fitting an evenly spaced comb of ten lines to each half's ink profile places
+    the outer lines from the whole grid's evidence, not from four corner pixels. The corners
+    are where the fitted outer lines (through the line centres) meet, mapped back through the
+    homography. A coarse pass (24 px per cell, up to half a cell off) is followed, when the
+    grid is large in the photo, by a fine one (64 px per cell, within a coarse pixel) so a
+    12 MP grid is placed to a pixel or two rather than to a tenth of a cell.
     """
-    cell = REFINE_CELL
+    corners = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08)
+    cell = int(np.clip(grid_side(corners) / 9, REFINE_CELL, FINE_CELL))
+    return fit_outer_lines(gray, corners, cell, reach=1.5 / REFINE_CELL, stretch=0.01, outer=True)
+
+
+def grid_side(corners: np.ndarray) -> float:
+    """Mean side length of the quadrilateral in pixels."""
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+
+
+def fit_outer_lines(
+    gray: np.ndarray,
+    corners: np.ndarray,
+    cell: int,
+    reach: float,
+    stretch: float,
+    outer: bool = False,
+) -> np.ndarray:
+    """One refinement pass: combs within ``reach`` cells and ``stretch`` of spacing.
+
+    With ``outer`` the corners go to the outside edge of the border line rather than its
+    middle, where a person puts them (and where the labels of real photos are).
+    """
     side = 9 * cell
     homography = square_homography(corners, side, cell)
     size = side + 2 * cell
     warped = cv2.warpPerspective(
-        gray, homography, (size, size), flags=cv2.INTER_AREA, borderMode=cv2.BORDER_REPLICATE
+        gray, homography, (size, size), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
     ink = cv2.adaptiveThreshold(
         warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
     ).astype(np.float32)
     rows = cv2.dilate(ink, np.ones((3, 1), np.uint8))
     cols = cv2.dilate(ink, np.ones((1, 3), np.uint8))
-    first, second = slice(cell, cell + side // 2), slice(cell + side // 2, cell + side)
-    q1, q3 = cell + side / 4, cell + 3 * side / 4
+    part = side // 2 if not outer else side // 4
+    first, second = slice(cell, cell + part), slice(cell + side - part, cell + side)
+    q1, q3 = cell + part / 2, cell + side - part / 2
     fits = [
-        comb_fit(rows[:, first].mean(axis=1), cell),  # horizontal lines, left half
-        comb_fit(rows[:, second].mean(axis=1), cell),  # horizontal lines, right half
-        comb_fit(cols[first, :].mean(axis=0), cell),  # vertical lines, top half
-        comb_fit(cols[second, :].mean(axis=0), cell),  # vertical lines, bottom half
+        comb_fit(rows[:, first].mean(axis=1), cell, reach, stretch),  # horizontal lines, left end
+        comb_fit(rows[:, second].mean(axis=1), cell, reach, stretch),  # horizontal lines, right end
+        comb_fit(cols[first, :].mean(axis=0), cell, reach, stretch),  # vertical lines, top end
+        comb_fit(cols[second, :].mean(axis=0), cell, reach, stretch),  # vertical lines, bottom end
     ]
     if min(f[2] for f in fits) < 0.25:  # some half shows no clear comb: keep the corners
         return corners
+    if outer:
+        profiles = (
+            ink[:, first].mean(axis=1),
+            ink[:, second].mean(axis=1),
+            ink[first, :].mean(axis=0),
+            ink[second, :].mean(axis=0),
+        )
+        fits = [outer_edges(p, f, cell) for p, f in zip(profiles, fits, strict=True)]
     (top_l, bottom_l, _), (top_r, bottom_r, _) = fits[0], fits[1]
     (left_t, right_t, _), (left_b, right_b, _) = fits[2], fits[3]
     top = ((q1, top_l), (q3, top_r))
@@ -271,21 +305,50 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     return refined.reshape(4, 2).astype(np.float32)
 
 
-def comb_fit(profile: np.ndarray, cell: int) -> tuple[float, float, float]:
+def outer_edges(profile: np.ndarray, fit: tuple, cell: int) -> tuple[float, float, float]:
+    """The fitted first and last lines moved out to the outside edges of their ink."""
+    first, last, strength = fit
+    return (
+        line_edge(profile, first, -1, max(2, cell // 12)),
+        line_edge(profile, last, +1, max(2, cell // 12)),
+        strength,
+    )
+
+
+def line_edge(profile: np.ndarray, centre: float, step: int, limit: int) -> float:
+    """Walk from a line's centre in direction ``step`` while the profile stays inky; the
+    pixel boundary where the ink ends (at most ``limit`` pixels away)."""
+    i = int(round(centre))
+    if not 0 <= i < len(profile) or profile[i] < 0.3:
+        return centre
+    level = 0.5 * profile[i]
+    for _ in range(limit):
+        nxt = i + step
+        if not 0 <= nxt < len(profile) or profile[nxt] < level:
+            break
+        i = nxt
+    return i + 0.5 * step
+
+
+def comb_fit(
+    profile: np.ndarray, cell: int, reach: float, stretch: float
+) -> tuple[float, float, float]:
     """Ten evenly spaced lines best matching an ink profile: (first, last, mean strength).
 
-    The expected comb starts at ``cell`` with spacing ``cell``; offsets of up to half a
-    cell and spacings within 8% are searched at a quarter pixel.
+    The expected comb starts at ``cell`` with spacing ``cell``; offsets within ``reach``
+    cells and spacings within ``stretch`` are searched, in steps of a quarter pixel.
     """
-    offsets = np.arange(-cell / 2, cell / 2 + 0.01, 0.25)
-    spacings = cell * np.arange(0.92, 1.0801, 0.25 / cell)
+    offsets = np.arange(-reach * cell, reach * cell + 0.01, 0.25)
+    spacings = cell * np.arange(1 - stretch, 1 + stretch + 1e-6, 0.25 / (9 * cell) * 4)
     k = np.arange(10)
     positions = cell + offsets[:, None, None] + spacings[None, :, None] * k  # (o, s, 10)
     strength = np.interp(positions, np.arange(len(profile)), profile)
     total = np.minimum(strength, 0.9).mean(axis=2)
-    o, s = np.unravel_index(int(np.argmax(total)), total.shape)
-    first = cell + offsets[o]
-    return float(first), float(first + 9 * spacings[s]), float(total[o, s])
+    # capped profiles have plateaus: take the middle of the best ones, not the first
+    best = total >= total.max() - 1e-3
+    o, s = np.nonzero(best)
+    first = cell + float(offsets[o].mean())
+    return first, first + 9 * float(spacings[s].mean()), float(total.max())
 
 
 def intersect(a: tuple, b: tuple) -> tuple[float, float]:
