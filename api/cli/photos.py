@@ -283,16 +283,19 @@ def _print_single(record: dict) -> None:
         err.print(f"[bold red]{record['file']}: {status}[/]: {record['message']}")
         return
     colour = "green" if status == "solved" else "red"
-    out.print(f"[bold]{record['file']}[/]: [{colour}]{status}[/] ({record['message']})")
+    out.print(f"[bold]{record['file']}[/]: [{colour}]{status}[/]")
+    if record["message"] != status:
+        out.print(record["message"], highlight=False)
     changed = {c["index"] for c in record["corrections"]}
-    out.print(grid_text(record["givens"], record["solution"], changed), highlight=False)
+    out.print(grid_text(record["read"], record["solution"], changed), highlight=False)
     if record["output"]:
         ms = record["timings"].get("end_to_end", 0)
         out.print(f"solved photo: {record['output']}  ({ms:.0f} ms)")
 
 
 def grid_text(givens: str, solution: str | None, changed: set[int] = frozenset()) -> str:
-    """The givens as read and, beside them, the solution with the new digits highlighted.
+    """The givens as read and, beside them, the solution with the new digits highlighted
+    (cells the rules corrected in yellow).
 
     >>> print(grid_text("1" + "0" * 80, None).splitlines()[1])
     1 . . | . . . | . . .
@@ -305,7 +308,7 @@ def grid_text(givens: str, solution: str | None, changed: set[int] = frozenset()
             d = line[i] if line[i] != "0" else "."
             if mark and i in changed:
                 d = f"[bold yellow]{d}[/]"
-            elif mark and givens[i] == "0":
+            elif mark and givens[i] == "0" or not mark and i in changed:
                 d = f"[bold cyan]{d}[/]"
             cells.append(d)
         return " | ".join(" ".join(cells[k : k + 3]) for k in (0, 3, 6))
