@@ -73,7 +73,7 @@ class LocalServer:
         *,
         workers: int = 1,
         env: dict[str, str] | None = None,
-        ready_timeout_s: float = 90,
+        ready_timeout_s: float = 180,
         log_path: str | Path | None = None,
     ):
         self.port = free_port()
@@ -128,7 +128,8 @@ class LocalServer:
         return tree_rss_mb(self.process.pid)
 
     def log_text(self) -> str:
-        self.log.flush()
+        if not self.log.closed:
+            self.log.flush()
         return self.log_path.read_text(errors="replace")
 
     def log_tail(self, lines: int = 40) -> str:
