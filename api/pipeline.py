@@ -265,6 +265,15 @@ def _ms(start: float) -> float:
     return (time.perf_counter() - start) * 1000
 
 
+def warm_up() -> None:
+    """Load the reader and compile (or load the cached) solver once, so that the first
+    photo's timings measure the photo, not the start-up (about a second of numba)."""
+    import vision  # noqa: F401
+    from solver.fast import count_solutions_81
+
+    count_solutions_81(np.zeros(81, dtype=np.int8), 2)
+
+
 def load_bytes(path: str | Path) -> bytes:
     """A photo file's bytes (the pipeline's usual input)."""
     return Path(path).read_bytes()

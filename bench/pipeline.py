@@ -31,9 +31,14 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parent.parent
+# run as `python bench/pipeline.py`, bench/ comes first on the path and its solver.py would
+# shadow the solver package
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO / "bench"]
+sys.path.insert(0, str(REPO))
+
+import numpy as np  # noqa: E402
+
 SHARED = REPO.parent / "shared"
 WICHT = SHARED / "datasets" / "wichtounet" / "images"
 KUBIESA = SHARED / "datasets" / "kubiesa" / "images"
@@ -57,13 +62,16 @@ def true_solution(givens: np.ndarray) -> str | None:
 def run_cli(args: list[str], *, sample_memory: bool = False) -> tuple[float, int, int]:
     """Wall seconds, exit status and (if asked) peak summed RSS bytes of the command's tree."""
     start = time.perf_counter()
-    proc = subprocess.Popen([str(CLI), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen([str(CLI), "solve", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     while proc.poll() is None:
         if sample_memory:
             peak = max(peak, tree_rss(proc.pid))
         time.sleep(0.02)
-    return time.perf_counter() - start, proc.returncode, peak
+    seconds = time.perf_counter() - start
+    if proc.returncode not in (0, 1):
+        sys.exit(f"sudoku-lens {' '.join(args)} failed: {proc.stderr.read().decode()}")
+    return seconds, proc.returncode, peak
 
 
 def tree_rss(root: int) -> int:

@@ -264,7 +264,10 @@ def _write_atomically(target: Path, data: bytes) -> None:
 
 
 def _solve_single(job: dict, as_json: bool) -> int:
+    from api.pipeline import warm_up
+
     photo, target = job["photo"], job["target"]
+    warm_up()
     record = solve_file(str(photo), str(target), job["engine"], job["use_rules"])
     if job["report"] is not None:
         with _Report(job["report"]) as report:
@@ -373,7 +376,10 @@ def _worker_init() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     import cv2
 
+    from api.pipeline import warm_up
+
     cv2.setNumThreads(1)
+    warm_up()
 
 
 def _solve_batch(job: dict, as_json: bool) -> int:
@@ -405,6 +411,9 @@ def _solve_batch(job: dict, as_json: bool) -> int:
                 progress.add_task("solving", total=len(tasks))
             args = [(str(p), str(t), job["engine"], job["use_rules"]) for p, t in tasks]
             if workers == 1:
+                from api.pipeline import warm_up
+
+                warm_up()
                 for a in args:
                     done(solve_file(*a), report)
             else:
