@@ -86,6 +86,21 @@ def grid(
     ),
     variant: Variant | None = typer.Option(None, "--variant", help=VARIANT_HELP),
     alphabet: str | None = typer.Option(None, "--alphabet", help=ALPHABET_HELP),
+    explain: bool = typer.Option(
+        False, "--explain", help="Print every logical step to the solution, numbered and grouped."
+    ),
+    hint: bool = typer.Option(False, "--hint", help="Print only the next useful logical step."),
+    steps_json: bool = typer.Option(
+        False, "--steps-json", help="Print the steps, grade and progress of logic as JSON."
+    ),
+    candidates: bool = typer.Option(
+        False,
+        "--candidates",
+        help="Show the pencil marks (with --explain: before every step that is not a single).",
+    ),
+    grade: bool = typer.Option(
+        True, "--grade/--no-grade", help="Grade the puzzle's difficulty (on stderr; in JSON)."
+    ),
 ) -> None:
     """Solve one puzzle and say whether its solution is unique.
 
@@ -110,7 +125,11 @@ def grid(
         _print_many(board, result, fmt, listing=all_solutions, limit=limit)
         raise typer.Exit(0)
     result = solve(board, method=method.value, limit=2)
-    _print_answer(board, result, fmt, err)
+    if explain or hint or steps_json or candidates:
+        _print_logic(board, result, err, explain, hint, steps_json, candidates, fmt)
+        raise typer.Exit(0 if result.status == "unique" else 1)
+    graded = _grade(board) if grade and result.status == "unique" else None
+    _print_answer(board, result, fmt, err, graded)
     raise typer.Exit(0 if result.status == "unique" else 1)
 
 
@@ -176,10 +195,13 @@ def _report_invalid(board, clashes: list[str], fmt: Format, err) -> None:
     _say(err, f"invalid puzzle: {'; '.join(clashes)}")
 
 
-def _print_answer(board, result, fmt: Format, err) -> None:
+def _print_answer(board, result, fmt: Format, err, graded=None) -> None:
     out = stdout_console()
     if fmt is Format.json:
-        out.print_json(json.dumps(_json_answer(board, result)))
+        doc = _json_answer(board, result)
+        if graded is not None:
+            doc["grade"] = graded.to_dict()
+        out.print_json(json.dumps(doc))
     elif result.status in ("unique", "multiple"):
         shown = result.solutions[:2]
         for i, values in enumerate(shown):
@@ -196,6 +218,49 @@ def _print_answer(board, result, fmt: Format, err) -> None:
         )
     elif result.status == "none":
         _say(err, f"no solution: {result.reason}")
+    if graded is not None and fmt is not Format.json:
+        _say(err, f"grade: {graded.level} (score {graded.score}; hardest: {graded.hardest})")
+
+
+def _grade(board):
+    """The difficulty grade from the logical explanation (solver.logic)."""
+    from solver.logic import explain
+
+    return explain(board).grade
+
+
+def _print_logic(board, result, err, explain, hint, steps_json, candidates, fmt) -> None:
+    """--explain, --hint, --steps-json, --candidates: the steps of solver.logic."""
+    from solver.logic import Candidates
+    from solver.logic import explain as explain_puzzle
+    from solver.logic import hint as next_step
+    from solver.logic.text import format_explanation
+
+    out = stdout_console()
+    if result.status in ("none", "invalid"):
+        _say(err, f"no solution: {result.reason}")
+        return
+    if hint:
+        step = next_step(board)
+        if step is None:
+            _say(err, "the board is already full")
+        elif steps_json or fmt is Format.json:
+            out.print_json(json.dumps(step.to_dict(board.geometry, board.alphabet)))
+        else:
+            out.print(f"{step.technique}: {step.text}", markup=False, highlight=False)
+        return
+    if steps_json:
+        out.print_json(json.dumps(explain_puzzle(board).to_json()))
+        return
+    if not explain:
+        grid = Candidates.from_values(board.geometry, board.values, board.alphabet)
+        out.print(grid.format(), markup=False, highlight=False)
+        return
+    explanation = explain_puzzle(board, keep_snapshots=candidates)
+    text = format_explanation(explanation, candidates=candidates)
+    out.print(text, markup=False, highlight=False, soft_wrap=True)
+    out.print()
+    out.print(_board_text(board, explanation.solution, fmt), markup=False, highlight=False)
 
 
 def _print_many(board, result, fmt: Format, *, listing: bool, limit: int) -> None:
@@ -258,6 +323,11 @@ def file(
     ),
     variant: Variant | None = typer.Option(None, "--variant", help=VARIANT_HELP),
     alphabet: str | None = typer.Option(None, "--alphabet", help=ALPHABET_HELP),
+    grade: bool = typer.Option(
+        False,
+        "--grade",
+        help="Add a difficulty column (level and score from solver.logic; slower: it explains each puzzle).",
+    ),
 ) -> None:
     """Solve every puzzle in a file, one per line; report bad lines and go on.
 
@@ -280,7 +350,9 @@ def file(
     start = time.perf_counter()
     try:
         for chunk in _chunks(lines, 2000 if method is Method.fast else 200):
-            _solve_chunk(chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet)
+            _solve_chunk(
+                chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet, grade
+            )
             sink.flush()
             tally.progress(len(lines))
     except KeyboardInterrupt:
@@ -366,7 +438,9 @@ class _Tally:
         )
 
 
-def _solve_chunk(chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet) -> None:
+def _solve_chunk(
+    chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet, grade=False
+) -> None:
     """Parse a chunk of lines, solve the boards (batched per shape for fast), and write
     each line's outcome in input order."""
     from solver.grid import PuzzleFormatError
@@ -385,7 +459,8 @@ def _solve_chunk(chunk, sink, tally, err, method, fmt, first, jobs, variant, alp
     for (number, text), (status, detail) in zip(chunk, outcomes, strict=True):
         if status == "solved":
             status = "solved" if first else "unique"
-            _write_solution(sink, tally, fmt, number, text, status, detail)
+            graded = _grade(_parse_line(text, variant, alphabet)) if grade else None
+            _write_solution(sink, tally, fmt, number, text, status, detail, graded)
         elif status == "multiple":
             _fail(
                 sink, tally, err, fmt, number, text, status, "several solutions (--first takes one)"
@@ -394,17 +469,21 @@ def _solve_chunk(chunk, sink, tally, err, method, fmt, first, jobs, variant, alp
             _fail(sink, tally, err, fmt, number, text, status, detail)
 
 
-def _write_solution(sink, tally, fmt, number, text, status, solved) -> None:
+def _write_solution(sink, tally, fmt, number, text, status, solved, graded=None) -> None:
     from solver.grid import format_line, format_pretty
 
     tally.add(status, True)
+    column = f" {graded.level} {graded.score}" if graded is not None else ""
     if fmt is Format.json:
         doc = {"line": number, "puzzle": text, "status": status, "solution": format_line(solved)}
+        if graded is not None:
+            doc["grade"] = graded.to_dict()
         sink.write(json.dumps(doc) + "\n")
     elif fmt is Format.pretty:
-        sink.write(format_pretty(solved) + "\n\n")
+        grade_line = f"grade:{column}\n" if column else ""
+        sink.write(grade_line + format_pretty(solved) + "\n\n")
     else:
-        sink.write(format_line(solved) + "\n")
+        sink.write(format_line(solved) + column + "\n")
 
 
 def _fail(sink, tally, err, fmt, number, text, status, reason) -> None:
