@@ -17,14 +17,21 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections import Counter
 from pathlib import Path
 
-from solver.grid import parse
-from solver.logic import explain
-from solver.logic.explain import CHAIN_FREE
-from solver.logic.grade import LEVELS
+# Run as a script, this folder comes first on sys.path, and bench/solver.py would shadow
+# the `solver` package: look for packages in the repository instead.
+HERE = Path(__file__).resolve().parent
+sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != HERE]
+sys.path.insert(0, str(HERE.parent))
+
+from solver.grid import parse  # noqa: E402
+from solver.logic import explain  # noqa: E402
+from solver.logic.explain import CHAIN_FREE  # noqa: E402
+from solver.logic.grade import LEVELS  # noqa: E402
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "puzzles"
 SETS = ("kaggle_style10000", "top1465", "hardest1106")
