@@ -280,15 +280,17 @@ def _solve_single(job: dict, as_json: bool) -> int:
 
 
 def _print_single(record: dict) -> None:
+    from rich.markup import escape
+
     out, err = stdout_console(), stderr_console()
-    status = record["status"]
+    status, file = record["status"], escape(record["file"])
     if record["givens"] is None:
-        err.print(f"[bold red]{record['file']}: {status}[/]: {record['message']}")
+        err.print(f"[bold red]{file}: {status}[/]: {escape(record['message'])}")
         return
     colour = "green" if status == "solved" else "red"
-    out.print(f"[bold]{record['file']}[/]: [{colour}]{status}[/]")
+    out.print(f"[bold]{file}[/]: [{colour}]{status}[/]")
     if record["message"] != status:
-        out.print(record["message"], highlight=False)
+        out.print(escape(record["message"]), highlight=False)
     changed = {c["index"] for c in record["corrections"]}
     out.print(grid_text(record["read"], record["solution"], changed), highlight=False)
     if record["output"]:
@@ -502,11 +504,14 @@ def _progress(console):
 
 
 def _print_line(out, record: dict) -> None:
+    from rich.markup import escape
+
+    file = escape(record["file"])
     if record["status"] == "solved":
         note = f" ({len(record['corrections'])} corrected)" if record["corrections"] else ""
-        out.print(f"[green]solved[/]  {record['file']} -> {record['output']}{note}")
+        out.print(f"[green]solved[/]  {file} -> {escape(record['output'] or '')}{note}")
     else:
-        out.print(f"[red]{record['status']}[/]  {record['file']}: {record['message']}")
+        out.print(f"[red]{record['status']}[/]  {file}: {escape(record['message'])}")
 
 
 def _summary(err, records, total, seconds, job, interrupted) -> None:
@@ -525,13 +530,17 @@ def _summary(err, records, total, seconds, job, interrupted) -> None:
     rate = len(records) / seconds if seconds > 0 else 0.0
     where = f" into {job['out']}" if job.get("out") is not None else ""
     err.print(
-        f"{len(records)} photos in {seconds:.1f} s ({rate:.1f} photos/s, "
-        f"{min(job['workers'], total)} workers){where}"
+        f"{_plural(len(records), 'photo')} in {seconds:.1f} s ({rate:.1f} photos/s, "
+        f"{_plural(min(job['workers'], total), 'worker')}){where}"
     )
     if job["report"] is not None:
         err.print(f"report: {job['report']}")
     if interrupted:
         err.print("[yellow]interrupted: finished outputs and the partial report are kept[/]")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def _extensions_text() -> str:
