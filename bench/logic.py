@@ -78,6 +78,7 @@ def main() -> None:
     if not SHARED.is_dir():
         raise SystemExit(f"{SHARED} not found: the puzzle sets live in ../shared/puzzles")
     print("# bench/logic.py: step-by-step logic on ../shared/puzzles")
+    explain(parse("." * 80 + "1"))  # warm up: the solver's compiled code loads on first use
     for name in args.sets.split(","):
         lines = (SHARED / f"{name}.txt").read_text().split()
         chosen = lines
