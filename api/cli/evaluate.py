@@ -350,7 +350,7 @@ def register(app: typer.Typer) -> None:
 
         err = stderr_console()
         if not folder.is_dir():
-            err.print(f"error: {folder} is not a folder")
+            err.print(f"error: {folder} is not a folder", soft_wrap=True)
             raise typer.Exit(2)
         import vision
         from vision import recognise
@@ -366,7 +366,7 @@ def register(app: typer.Typer) -> None:
         if limit:
             samples = samples[:limit]
         if not samples:
-            err.print(f"error: no images found in {folder}")
+            err.print(f"error: no images found in {folder}", soft_wrap=True)
             raise typer.Exit(2)
 
         def read(path):
@@ -374,7 +374,7 @@ def register(app: typer.Typer) -> None:
 
         def progress(outcome: Outcome) -> None:
             if outcome.error:
-                err.print(f"{outcome.name}: {outcome.error}")
+                err.print(f"{outcome.name}: {outcome.error}", soft_wrap=True)
 
         try:
             if is_terminal():
@@ -386,7 +386,7 @@ def register(app: typer.Typer) -> None:
             else:
                 outcomes = evaluate(samples, read, progress)
         except KeyboardInterrupt:
-            err.print("interrupted")
+            err.print("interrupted", soft_wrap=True)
             raise typer.Exit(130) from None
         summary = summarise(outcomes)
         summary["folder"] = str(folder)
@@ -396,8 +396,10 @@ def register(app: typer.Typer) -> None:
             try:
                 json_out.write_text(json.dumps(summary, indent=1))
             except OSError as error:
-                err.print(f"error: cannot write {json_out}: {error.strerror or error}")
+                err.print(
+                    f"error: cannot write {json_out}: {error.strerror or error}", soft_wrap=True
+                )
                 raise typer.Exit(1) from None
-            err.print(f"wrote {json_out}")
+            err.print(f"wrote {json_out}", soft_wrap=True)
         if summary["errors"]:
             raise typer.Exit(1)

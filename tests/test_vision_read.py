@@ -1,0 +1,133 @@
+"""vision.read: photo -> Reading, on generated photos with known givens and corners, turned
+photos, bad inputs, and a handful of real photos."""
+
+from __future__ import annotations
+
+import functools
+
+import cv2
+import numpy as np
+import pytest
+
+import vision
+from vision.errors import NoGridFound, NotAnImage, Unreadable
+from vision.warp import to_square
+
+
+@functools.cache
+def photo(seed: int = 3, size: tuple[int, int] = (640, 480)):
+    from vision.synthetic import make_puzzle, render_photo
+
+    givens, solution = make_puzzle(np.random.default_rng(seed), n_givens=28)
+    return render_photo(givens, solution, seed=seed, size=size)
+
+
+def grid_side(corners: np.ndarray) -> float:
+    return float(np.mean(np.linalg.norm(corners - np.roll(corners, -1, axis=0), axis=1)))
+
+
+def test_reading_a_generated_photo_gives_its_givens_and_corners():
+    shot = photo()
+    reading = vision.read_photo(shot.jpeg)
+    assert reading.givens.shape == (9, 9) and reading.givens.dtype == np.int8
+    assert (reading.givens == shot.givens).sum() >= 80
+    side = grid_side(shot.corners)
+    assert np.linalg.norm(reading.corners - shot.corners, axis=1).max() < 0.03 * side
+    assert reading.probabilities.shape == (9, 9, 10)
+    assert np.allclose(reading.probabilities.sum(axis=2), 1, atol=1e-3)
+    assert reading.image.shape == shot.image.shape
+
+
+def test_reading_is_self_consistent():
+    reading = vision.read_photo(photo().jpeg)
+    s = reading.side
+    square = np.array([[0, 0], [s, 0], [s, s], [0, s]], float)
+    assert reading.homography.shape == (3, 3) and reading.homography.dtype == np.float64
+    assert np.allclose(to_square(reading.corners, reading.homography), square, atol=0.5)
+    boxes = reading.cell_boxes
+    assert boxes.shape == (9, 9, 4)
+    assert (boxes[..., 0] < boxes[..., 2]).all() and (boxes[..., 1] < boxes[..., 3]).all()
+    assert boxes.min() >= 0 and boxes.max() <= s
+    centres_x = (boxes[..., 0] + boxes[..., 2]) / 2
+    assert (np.diff(centres_x, axis=1) > 0).all()  # reading order: left to right
+    assert set(reading.timings) == {"load", "locate", "warp", "cells", "recognise"}
+    assert all(v >= 0 for v in reading.timings.values())
+
+
+@pytest.mark.parametrize("k", [1, 2, 3])
+def test_a_sideways_photo_is_read_upright(k):
+    """Stored turned by k quarter turns with no EXIF tag: same givens, corners still start at
+    the upright grid's top left."""
+    shot = photo()
+    turned = np.ascontiguousarray(np.rot90(shot.image, k))
+    reading = vision.read_image(turned)
+    assert (reading.givens == shot.givens).sum() >= 80
+    assert reading.turns != 0
+    h, w = shot.image.shape[:2]
+    # where the upright grid's top-left corner lands in the turned photo
+    x, y = shot.corners[0]
+    for _ in range(k):  # np.rot90 counter-clockwise: (x, y) -> (y, width - 1 - x)
+        x, y = y, w - 1 - x
+        h, w = w, h
+    assert np.hypot(*(reading.corners[0] - (x, y))) < 0.03 * grid_side(shot.corners)
+
+
+def test_a_12_megapixel_photo_is_read():
+    shot = photo(seed=5, size=(4032, 3024))
+    reading = vision.read_photo(shot.jpeg)
+    assert (reading.givens == shot.givens).sum() >= 79
+    assert np.linalg.norm(reading.corners - shot.corners, axis=1).max() < 0.02 * grid_side(
+        shot.corners
+    )
+    assert reading.image.shape == (3024, 4032, 3)
+
+
+def test_tesseract_engine_reads_the_same_grid():
+    shot = photo()
+    reading = vision.read_photo(shot.jpeg, engine="tesseract")
+    assert (reading.givens == shot.givens).sum() >= 76
+
+
+def test_bad_inputs_raise_clear_vision_errors(tmp_path):
+    with pytest.raises(NotAnImage, match="empty"):
+        vision.read_photo(b"")
+    with pytest.raises(NotAnImage):
+        vision.read_photo(b"GIF? no, plain text")
+    with pytest.raises(Unreadable, match="truncated"):
+        vision.read_photo(photo().jpeg[:5000])
+    with pytest.raises(NoGridFound):
+        vision.read_image(np.full((480, 640, 3), 210, np.uint8))
+    with pytest.raises(ValueError, match="unknown recognition engine"):
+        vision.read_photo(photo().jpeg, engine="ouija")
+
+
+def test_a_photo_of_a_page_without_a_grid_is_no_grid_found():
+    page = np.full((480, 640, 3), 225, np.uint8)
+    for y in range(40, 460, 30):
+        cv2.putText(page, "Lorem ipsum dolor sit amet 12345", (20, y), 0, 0.8, (30, 30, 30), 2)
+    ok, jpeg = cv2.imencode(".jpg", page)
+    with pytest.raises(NoGridFound, match="no sudoku grid"):
+        vision.read_photo(jpeg.tobytes())
+
+
+@pytest.mark.shared
+@pytest.mark.parametrize("name", ["image1.jpg", "image1036.jpg", "image1083.jpg", "image125.jpg"])
+def test_real_wichtounet_photos_are_read(shared_dir, name):
+    from api.cli.evaluate import corner_error, wicht_samples
+
+    folder = shared_dir / "datasets" / "wichtounet" / "images"
+    sample = next(s for s in wicht_samples(folder) if s.name == name)
+    reading = vision.read_photo(sample.path)
+    assert corner_error(reading.corners, sample.corners) < 0.05
+    assert (reading.givens == sample.givens).sum() >= 79
+
+
+@pytest.mark.shared
+def test_a_real_12_megapixel_photo_is_located(shared_dir):
+    from api.cli.evaluate import corner_error, kubiesa_samples
+
+    sample = kubiesa_samples(shared_dir / "datasets" / "kubiesa")[2]
+    reading = vision.read_photo(sample.path)
+    assert corner_error(reading.corners, sample.corners) < 0.05
+    printed = sample.givens > 0
+    assert (reading.givens[printed] == sample.givens[printed]).mean() > 0.9
