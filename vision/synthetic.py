@@ -365,13 +365,13 @@ def draw_page(rng: np.random.Generator, style: Style, givens: np.ndarray, grid_s
         draw.text((gx, gy - round(0.3 * g)), "SUDOKU", font=title, fill=255)
         small = _font(style.text_font, max(6, round(0.035 * g)))
         level = ["Easy", "Moderate", "Difficult", "Fiendish"][rng.integers(4)]
-        draw.text(
-            (gx, gy - round(0.14 * g)),
+        words = (
             f"No. {rng.integers(1000, 9999)}   {level}.  Fill the grid so that every row, "
-            "column and 3x3 box contains 1 to 9.",
-            font=small,
-            fill=255,
-        )
+            "column and 3x3 box contains 1 to 9."
+        ).split(" ")
+        while len(words) > 1 and small.getlength(" ".join(words)) > g:  # stays above the grid
+            words.pop()
+        draw.text((gx, gy - round(0.14 * g)), " ".join(words), font=small, fill=255)
         body = _font(style.text_font, max(6, round(0.03 * g)))
         line = 0.042 * g
         _draw_text_block(draw, rng, body, (gx, gy + g + 0.12 * g, gx + g, height - 0.05 * g), line)
@@ -402,9 +402,10 @@ def draw_page(rng: np.random.Generator, style: Style, givens: np.ndarray, grid_s
         top_text = (0.05 * g, 0.02 * g, width - 0.05 * g, gy - 0.36 * g)
         _draw_text_block(draw, rng, body, top_text, line)
     ink = np.asarray(img)
+    del img, draw
     if style.show_through > 0:  # the back of the sheet, mirrored and soft
-        back = cv2.GaussianBlur(np.ascontiguousarray(ink[:, ::-1]), (0, 0), 0.004 * g + 0.5)
-        ink = np.maximum(ink, (back * style.show_through).astype(np.uint8))
+        back = cv2.GaussianBlur(cv2.flip(ink, 1), (0, 0), 0.004 * g + 0.5)
+        ink = np.maximum(ink, cv2.convertScaleAbs(back, alpha=style.show_through))
     return Page(ink=ink, grid_origin=(gx, gy), grid_size=g)
 
 
@@ -456,11 +457,32 @@ class Camera:
         inv = np.linalg.inv(self.homography).astype(np.float32)
         xs = np.arange(width, dtype=np.float32)[None, :]
         ys = np.arange(height, dtype=np.float32)[:, None]
-        w = inv[2, 0] * xs + inv[2, 1] * ys + inv[2, 2]
-        x = (inv[0, 0] * xs + inv[0, 1] * ys + inv[0, 2]) / w
-        y = (inv[1, 0] * xs + inv[1, 1] * ys + inv[1, 2]) / w
-        x -= self._bow_x(y).astype(np.float32)
-        y -= self._bow_y(x).astype(np.float32)
+        w = inv[2, 0] * xs + inv[2, 1] * ys
+        w += inv[2, 2]
+        np.reciprocal(w, out=w)
+        x = inv[0, 0] * xs + inv[0, 1] * ys
+        x += inv[0, 2]
+        x *= w
+        y = inv[1, 0] * xs + inv[1, 1] * ys
+        y += inv[1, 2]
+        y *= w
+        del w  # in place from here on: a 12 MP photo's maps are big
+        if self.side_bow:
+            t = y - np.float32(self.centre[1])
+            t *= np.float32(1 / (4.5 * self.cell))
+            t *= t
+            t *= np.float32(self.cell * self.side_bow)
+            x -= t
+            del t
+        if self.curl or self.curl_skew:
+            t = x - np.float32(self.centre[0])
+            t *= np.float32(1 / (4.5 * self.cell))
+            bow = t * np.float32(self.curl_skew)
+            bow += np.float32(self.curl)
+            bow *= t
+            bow *= t
+            bow *= np.float32(self.cell)
+            y -= bow
         return x, y
 
 
@@ -562,6 +584,41 @@ def _light_field(rng, style: Style, shape) -> np.ndarray:
     return np.clip(field, 0.15, 1.2)
 
 
+def _expose(rng, style: Style, ink: np.ndarray, on_page: np.ndarray, cell_px: float):
+    """The photo the sensor records from ink and page coverage (uint8 maps in photo space):
+    paper and table colours, light and shadow, lens blur, sensor noise. BGR uint8.
+
+    Works one colour channel at a time so a 12 MP photo needs no (H, W, 3) float arrays.
+    """
+    shape = ink.shape
+    f32 = np.float32
+    inked = ink.astype(f32) * f32(1 / 255)
+    lit = _light_field(rng, style, shape).astype(f32)
+    lit_ink = inked * lit  # the light each layer reflects: ink, paper, table
+    lit *= 1 - inked
+    page = on_page.astype(f32) * f32(1 / 255)
+    lit_paper = (1 + 0.012 * _smooth_noise(rng, shape, 40)) * page * lit
+    lit *= 1 - page
+    del page, inked
+    lit_table = _table_texture(rng, shape).astype(f32) * lit
+    del lit
+    luma = rng.standard_normal(shape, dtype=f32) * f32(style.noise)
+    cast = (1 - style.warmth, 1.0, 1 + 0.5 * style.warmth)  # BGR: warm light
+    sigma = max(0.3, style.blur * cell_px)
+    image = np.empty((*shape, 3), np.uint8)
+    for c in range(3):
+        channel = lit_table * f32(style.background[c] * cast[c])
+        channel += lit_paper * f32(style.paper[c] * cast[c])
+        channel += lit_ink * f32(style.ink[c] * cast[c])
+        cv2.GaussianBlur(channel, (0, 0), sigma, dst=channel)
+        channel += luma
+        channel += rng.standard_normal(shape, dtype=f32) * f32(0.4 * style.noise)
+        channel += 0.5
+        image[..., c] = np.clip(channel, 0, 255)
+        del channel
+    return image
+
+
 # ---------------------------------------------------------------------------------------------
 # The photo
 
@@ -612,25 +669,7 @@ def render_photo(
     on_page = cv2.remap(sheet, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
     del map_x, map_y
 
-    shape = (height, width)
-    paper = (
-        np.array(style.paper, np.float32) * (1 + 0.012 * _smooth_noise(rng, shape, 40))[..., None]
-    )
-    table = np.array(style.background, np.float32) * _table_texture(rng, shape)[..., None]
-    a = (on_page.astype(np.float32) / 255)[..., None]
-    photo = table * (1 - a) + paper * a
-    del paper, table
-    a = (ink.astype(np.float32) / 255)[..., None]
-    photo = photo * (1 - a) + np.array(style.ink, np.float32) * a
-    del a
-    cast = np.array([1 - style.warmth, 1.0, 1 + 0.5 * style.warmth], np.float32)  # BGR
-    photo *= _light_field(rng, style, shape)[..., None] * cast
-    cell_px = grid_px / 9
-    photo = cv2.GaussianBlur(photo, (0, 0), max(0.3, style.blur * cell_px))
-    luma = rng.standard_normal(shape, dtype=np.float32) * style.noise
-    photo += luma[..., None]
-    photo += rng.standard_normal(photo.shape, dtype=np.float32) * (0.4 * style.noise)
-    image = np.clip(photo + 0.5, 0, 255).astype(np.uint8)
+    image = _expose(rng, style, ink, on_page, grid_px / 9)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
     jpeg = buf.tobytes()
     g = page.grid_size
