@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 SIZE = 28  # side of a normalised digit image
+FAINT = 0.5  # hysteresis: faint ink, connected to a found digit, is part of it
 DIGIT_HEIGHT = 20  # height of the digit inside it (MNIST-like margins)
 
 
@@ -129,15 +130,14 @@ def strip_profiles(lines: np.ndarray, axis: int) -> np.ndarray:
     return cv2.blur(prof / 255.0, (3, 1))
 
 
-def grid_lines(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def grid_lines(horizontal: np.ndarray, vertical: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Local positions of the 10 horizontal and 10 vertical grid lines.
 
     Returns rows (10, 9): y of horizontal line i in column strip j, and cols (10, 9): x of
     vertical line i in row strip j. Outliers across strips are replaced by the median.
     """
-    side = ink.shape[0]
+    side = horizontal.shape[0]
     cell = side / 9
-    horizontal, vertical = line_masks(ink)
     strength = 0.3 * cell
     hprof = strip_profiles(horizontal, axis=1)
     vprof = strip_profiles(vertical, axis=0)
@@ -177,17 +177,37 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
     dark = darkness(gray)
     level = ink_threshold(dark)
     ink = ((dark >= level) * 255).astype(np.uint8)
-    rows, cols = grid_lines(ink)
+    horizontal, vertical = line_masks(ink)
+    rows, cols = grid_lines(horizontal, vertical)
     boxes = cell_boxes(rows, cols, side)
     inner = interiors(boxes)
+    # line pixels (wherever the lines really run) are not digit ink
+    lines = cv2.dilate(horizontal | vertical, np.ones((3, 3), np.uint8))
+    faint = ((dark >= FAINT * level) * 255).astype(np.uint8) & ~lines
     images = np.zeros((81, size, size), np.uint8)
     found = np.zeros(81, bool)
     contrast = np.zeros(81, np.float32)
-    for i, blob in digit_blobs(ink, inner).items():
+    for i, blob in digit_blobs(ink & ~lines, inner).items():
         x0, y0, x1, y1 = inner[i]
-        images[i], contrast[i] = normalise(dark[y0:y1, x0:x1], blob, size=size)
+        digit = grow(blob, faint[y0:y1, x0:x1])
+        images[i], contrast[i] = normalise(dark[y0:y1, x0:x1], digit, FAINT * level, size=size)
         found[i] = True
     return Cells(images, found, boxes, contrast)
+
+
+def grow(blob: np.ndarray, faint: np.ndarray) -> np.ndarray:
+    """Hysteresis: the faint ink connected to the blob. A blurred digit's thin strokes (the
+    bar of a 4, the foot of a 2) are often lighter than the threshold that found it."""
+    n, labels = cv2.connectedComponents(faint, connectivity=8)
+    touched = np.zeros(n, bool)
+    touched[labels[blob]] = True
+    touched[0] = False
+    grown = touched[labels] | blob
+    ys, xs = np.nonzero(grown)
+    h, w = blob.shape
+    if ys.max() - ys.min() + 1 > 0.95 * h or xs.max() - xs.min() + 1 > 0.95 * w:
+        return blob  # leaked into a shadow or a line: keep the strong ink only
+    return grown
 
 
 def interiors(boxes: np.ndarray) -> np.ndarray:
@@ -241,26 +261,29 @@ def digit_blobs(ink: np.ndarray, inner: np.ndarray) -> dict[int, np.ndarray]:
     return blobs
 
 
-def normalise(crop: np.ndarray, blob: np.ndarray, size: int = SIZE) -> tuple[np.ndarray, float]:
-    """Centre and scale the blob's ink into a size x size image (ink 255 on 0).
+def normalise(
+    crop: np.ndarray, digit: np.ndarray, low: float, size: int = SIZE
+) -> tuple[np.ndarray, float]:
+    """Centre and scale the digit's ink into a size x size image (ink 255 on 0).
 
-    Darkness is divided by the blob's own strong darkness, so faint and bold print look alike;
-    pixels next to the blob (its anti-aliased edge) are kept, everything else is cleared.
-    Returns the image and the blob's contrast.
+    Darkness is stretched from the faint-ink level to the digit's own strong darkness, so
+    faint and bold print look alike while the grey shading of a blurred stroke (what tells a
+    blurred 4 from a blot) survives. Pixels next to the digit (its anti-aliased edge) are
+    kept, everything else is cleared. Returns the image and the digit's contrast.
     """
-    ys, xs = np.nonzero(blob)
+    ys, xs = np.nonzero(digit)
     y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
-    crop = crop[: blob.shape[0], : blob.shape[1]]
-    near = cv2.dilate(blob.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    values = crop[digit]
+    strong = float(np.partition(values, int(0.9 * (len(values) - 1)))[int(0.9 * (len(values) - 1))])
+    near = cv2.dilate(digit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
     ink = np.where(near, crop, 0.0)[y0:y1, x0:x1]
-    contrast = float(crop[blob].mean())
-    ink = np.clip(ink / max(contrast, 1e-3), 0.0, 1.0)
+    ink = np.clip((ink - low) / max(strong - low, 1e-3), 0.0, 1.0)
     h, w = ink.shape
-    digit = int(round(size * DIGIT_HEIGHT / 28))
-    scale = min(digit / h, digit / w)
+    box = int(round(size * DIGIT_HEIGHT / 28))
+    scale = min(box / h, box / w)
     nh, nw = max(1, int(round(h * scale))), max(1, int(round(w * scale)))
     small = cv2.resize(ink, (nw, nh), interpolation=cv2.INTER_AREA)
     out = np.zeros((size, size), np.float32)
     top, left = (size - nh) // 2, (size - nw) // 2
     out[top : top + nh, left : left + nw] = small
-    return (out * 255).astype(np.uint8), contrast
+    return (out * 255).astype(np.uint8), strong

@@ -1,0 +1,137 @@
+"""Cutting a warped grid into cells: grid lines found where they really are, digits isolated,
+empty cells left empty despite specks, line remnants and shadows."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.cells import SIZE, Cells, cut_cells
+
+SIDE = 450
+CELL = SIDE // 9
+
+
+def printed_grid(digits: np.ndarray, side: int = SIDE, thick: int = 5, thin: int = 2) -> np.ndarray:
+    """A clean printed grid: digits (81,) with 0 = blank, drawn with OpenCV's Hershey font."""
+    cell = side / 9
+    img = np.full((side, side), 235, np.uint8)
+    for i in np.flatnonzero(digits):
+        r, c = divmod(int(i), 9)
+        text = str(digits[i])
+        scale = cell / 45
+        (w, h), _ = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, scale, 2)
+        org = (int((c + 0.5) * cell - w / 2), int((r + 0.5) * cell + h / 2))
+        cv2.putText(img, text, org, cv2.FONT_HERSHEY_SIMPLEX, scale, 30, 2, cv2.LINE_AA)
+    for k in range(10):
+        p = min(side - 1, int(round(k * cell)))
+        w = thick if k % 3 == 0 else thin
+        img[:, max(0, p - w // 2) : p - w // 2 + w] = 30
+        img[max(0, p - w // 2) : p - w // 2 + w, :] = 30
+    return img
+
+
+def some_digits(seed: int = 0) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.integers(1, 10, 81) * (rng.random(81) < 0.4)
+
+
+def test_ink_marks_exactly_the_cells_with_digits():
+    digits = some_digits()
+    cells = cut_cells(printed_grid(digits))
+    assert isinstance(cells, Cells)
+    assert cells.images.shape == (81, SIZE, SIZE) and cells.images.dtype == np.uint8
+    assert np.array_equal(cells.ink, digits > 0)
+    assert not cells.images[~cells.ink].any()
+    assert (cells.contrast[cells.ink] > 0.3).all()
+
+
+def test_boxes_follow_lines_of_a_bent_page():
+    """Lines displaced by a smooth bend of up to a fifth of a cell: each box still lies between
+    its lines, where a blind ninth split would be off by the full bend."""
+    digits = some_digits(1)
+    flat = printed_grid(digits)
+    yy, xx = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32)
+    # inner vertical lines bow sideways; the outer border stays where the warp put it
+    bend = 0.2 * CELL * np.sin(np.pi * yy / SIDE) * np.sin(np.pi * xx / SIDE)
+    bent = cv2.remap(flat, xx - bend, yy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    cells = cut_cells(bent)
+    x0, y0, x1, y1 = cells.boxes.T
+    rows = np.arange(81) // 9
+    cols = np.arange(81) % 9
+    centre_y = (rows + 0.5) * CELL
+
+    def line_x(k):
+        return k * CELL + 0.2 * CELL * np.sin(np.pi * centre_y / SIDE) * np.sin(np.pi * k / 9)
+
+    assert np.abs(x0 - line_x(cols)).max() <= 0.1 * CELL
+    assert np.abs(x1 - line_x(cols + 1)).max() <= 0.1 * CELL
+    blind = np.abs(cols * CELL - line_x(cols)).max()
+    assert blind > 0.15 * CELL  # what a ninth split would miss
+    assert np.abs(y0 - rows * CELL).max() <= 0.1 * CELL
+    assert np.array_equal(cells.ink, digits > 0)
+
+
+def test_shadow_and_uneven_light_do_not_make_ink():
+    digits = some_digits(2)
+    img = printed_grid(digits).astype(np.float32)
+    yy, xx = np.mgrid[0:SIDE, 0:SIDE].astype(np.float32) / SIDE
+    light = 1.0 - 0.35 * xx - 0.45 * np.exp(-((xx - 0.3) ** 2 + (yy - 0.7) ** 2) / 0.03)
+    shaded = np.clip(img * light, 0, 255).astype(np.uint8)
+    cells = cut_cells(shaded)
+    assert np.array_equal(cells.ink, digits > 0)
+
+
+def test_specks_and_line_remnants_stay_empty():
+    digits = np.zeros(81, int)
+    digits[40] = 5
+    img = printed_grid(digits)
+    # specks in two empty cells, and a grid line drawn a few pixels off in another
+    cv2.circle(img, (int(2.5 * CELL), int(2.5 * CELL)), 2, 30, -1)
+    cv2.circle(img, (int(6.3 * CELL), int(1.6 * CELL)), 1, 30, -1)
+    cv2.line(img, (int(7 * CELL + 6), int(4 * CELL)), (int(7 * CELL + 6), int(5 * CELL)), 30, 2)
+    cells = cut_cells(img)
+    assert np.flatnonzero(cells.ink).tolist() == [40]
+
+
+def test_digit_is_centred_and_scaled():
+    digits = np.zeros(81, int)
+    digits[10] = 7
+    img = printed_grid(digits)
+    # move the 7 towards the top-left corner of its cell and make it small
+    small = np.full((CELL, CELL), 235, np.uint8)
+    cv2.putText(small, "7", (7, 26), cv2.FONT_HERSHEY_SIMPLEX, 0.8, 30, 2, cv2.LINE_AA)
+    img[CELL + 4 : 2 * CELL - 4, CELL + 4 : 2 * CELL - 4] = small[4:-4, 4:-4]
+    cells = cut_cells(img)
+    digit = cells.images[10]
+    ys, xs = np.nonzero(digit > 64)
+    assert abs((ys.min() + ys.max()) / 2 - SIZE / 2) <= 2
+    assert abs((xs.min() + xs.max()) / 2 - SIZE / 2) <= 2
+    assert max(ys.max() - ys.min(), xs.max() - xs.min()) + 1 >= 0.6 * SIZE
+
+
+def test_rotated_cells_match_cutting_the_rotated_grid():
+    digits = some_digits(3)
+    img = printed_grid(digits)
+    cells = cut_cells(img)
+    for k in range(4):
+        turned = cut_cells(np.ascontiguousarray(np.rot90(img, k)))
+        quick = cells.rotated(k)
+        assert np.array_equal(quick.ink, turned.ink)
+        diff = np.abs(quick.images.astype(int) - turned.images.astype(int))
+        assert diff.mean() < 8
+
+
+def test_accepts_bgr_and_other_sizes():
+    digits = some_digits(4)
+    img = printed_grid(digits, side=270, thick=3, thin=1)
+    cells = cut_cells(cv2.cvtColor(img, cv2.COLOR_GRAY2BGR))
+    assert np.array_equal(cells.ink, digits > 0)
+    assert cells.boxes.max() <= 270
+
+
+@pytest.mark.parametrize("shape", [(100, 120), (50, 50), (450,)])
+def test_rejects_non_square_or_tiny_input(shape):
+    with pytest.raises(ValueError, match="square grid image"):
+        cut_cells(np.zeros(shape, np.uint8))
