@@ -133,7 +133,7 @@ def _search(
                     queue.append((key, depth + 1))
 
 
-def _chain_text(grid: Candidates, chain, kinds: str) -> str:
+def _chain_text(grid: Candidates, chain) -> str:
     """ "r1c1 5 = r1c7 5 - r4c7 5 = r4c2 5": = strong, - weak, alternating from strong."""
     parts = [f"{grid.name(chain[0][0])}({grid.symbol(chain[0][1])})"]
     for i, (cell, digit) in enumerate(chain[1:]):
@@ -167,7 +167,7 @@ def x_chains(grid: Candidates) -> Iterator[Step]:
             sym = grid.symbol(digit)
             yield Step(
                 "X-chain",
-                f"X-chain on {sym}: {_chain_text(grid, chain, '')} (= a unit's only two "
+                f"X-chain on {sym}: {_chain_text(grid, chain)} (= a unit's only two "
                 f"places for {sym}, - cells that see each other); {grid.name(a)} or "
                 f"{grid.name(b)} is {sym}, so a cell seeing both cannot be: "
                 f"{elimination_text(grid, gone)}",
@@ -197,7 +197,7 @@ def xy_chains(grid: Candidates) -> Iterator[Step]:
         sym = grid.symbol(digit)
         yield Step(
             "XY-chain",
-            f"XY-chain: {_chain_text(grid, chain, '')} (= the two digits of one cell, - the "
+            f"XY-chain: {_chain_text(grid, chain)} (= the two digits of one cell, - the "
             f"same digit in cells that see each other); {grid.name(a)} or {grid.name(b)} is "
             f"{sym}, so a cell seeing both cannot be: {elimination_text(grid, gone)}",
             eliminations=gone,

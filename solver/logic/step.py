@@ -8,7 +8,7 @@ the CLI, the HTTP API and the tests read them the same way.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -20,7 +20,6 @@ class Step:
     cells: tuple[int, ...] = ()
     units: tuple[int, ...] = ()
     digits: tuple[int, ...] = ()
-    chain: tuple[str, ...] = field(default=())
 
     @property
     def changes(self) -> int:
