@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,19 +60,25 @@ def true_solution(givens: np.ndarray) -> str | None:
     return "".join(map(str, solution)) if n == 1 else None
 
 
-def run_cli(args: list[str], *, sample_memory: bool = False) -> tuple[float, int, int]:
-    """Wall seconds, exit status and (if asked) peak summed RSS bytes of the command's tree."""
+def run_cli(args: list[str], *, sample_memory: bool = False) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system of the command and its workers) and (if
+    asked) the peak summed RSS bytes of the command's process tree."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.Popen([str(CLI), "solve", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [str(CLI), "solve", *args], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     peak = 0
     while proc.poll() is None:
         if sample_memory:
             peak = max(peak, tree_rss(proc.pid))
         time.sleep(0.02)
     seconds = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if proc.returncode not in (0, 1):
         sys.exit(f"sudoku-lens {' '.join(args)} failed: {proc.stderr.read().decode()}")
-    return seconds, proc.returncode, peak
+    return seconds, cpu, peak
 
 
 def tree_rss(root: int) -> int:
@@ -121,19 +128,23 @@ def accuracy(report: Path, photos: list[Path]) -> dict:
     return {"counts": counts, "wrong": wrong, "failed": failed, "total": len(photos)}
 
 
-def latency(sources: list, repeat_first: bool = True) -> tuple[list[float], dict[str, int]]:
-    """End-to-end milliseconds per photo (bytes in, overlay JPEG bytes out), one process."""
-    from api.pipeline import solve_photo
+def latency(sources: list) -> tuple[list[float], dict[str, int], str]:
+    """End-to-end milliseconds per photo (bytes in, overlay JPEG bytes out), one process;
+    the statuses; the median of each stage, to show where the time goes."""
+    from api.pipeline import solve_photo, warm_up
 
-    if repeat_first:
-        solve_photo(sources[0], encode="jpeg")  # JIT and caches warm, as in a running worker
-    times, statuses = [], {}
+    warm_up()  # as in a running worker: the solver compiled, the model loaded
+    solve_photo(sources[0], encode="jpeg")
+    times, statuses, stages = [], {}, {}
     for data in sources:
         start = time.perf_counter()
         result = solve_photo(data, encode="jpeg")
         times.append((time.perf_counter() - start) * 1000)
         statuses[result.status] = statuses.get(result.status, 0) + 1
-    return times, statuses
+        for stage, ms in result.timings.items():
+            stages.setdefault(stage, []).append(ms)
+    split = " ".join(f"{k} {statistics.median(v):.0f}" for k, v in stages.items() if k != "total")
+    return times, statuses, split
 
 
 def synthetic_12mp(n: int) -> list[bytes]:
@@ -161,10 +172,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         # 3 (and 1): the real command over the 160 photos, 1 then 2 workers
-        rates = {}
+        rates, cpu_per_photo = {}, {}
+        load_before = os.getloadavg()[0]
         for workers in (1, 2):
             report = tmp / f"w{workers}.jsonl"
-            seconds, code, _ = run_cli(
+            seconds, cpu, _ = run_cli(
                 [
                     str(WICHT),
                     "--out",
@@ -176,10 +188,13 @@ def main() -> None:
                 ]
             )
             rates[workers] = len(photos) / seconds
+            cpu_per_photo[workers] = cpu / len(photos) * 1000
             print(
-                f"solve --workers {workers}: {len(photos)} photos in {seconds:.1f} s (exit {code})",
+                f"solve --workers {workers}: {len(photos)} photos in {seconds:.1f} s,"
+                f" {cpu:.1f} CPU s",
                 flush=True,
             )
+        load_after = os.getloadavg()[0]
         result = accuracy(tmp / "w2.jsonl", photos)
         c = result["counts"]
         share = c["solved correctly"] / result["total"]
@@ -206,7 +221,7 @@ def main() -> None:
 
         # 2: latency, one worker
         small = [p.read_bytes() for p in photos if _size(p) == (640, 480)]
-        times, _ = latency(small)
+        times, _, split = latency(small)
         p50 = statistics.median(times)
         lines.append(
             row(
@@ -216,9 +231,10 @@ def main() -> None:
                 p50 <= 100,
             )
         )
+        lines.append(row("  stage medians, 640x480 (ms)", split, "", None))
         n_big = 4 if args.quick else 10
         kub = sorted(KUBIESA.glob("*.jpg"))[:: max(1, 80 // n_big)][:n_big]
-        times, statuses = latency([p.read_bytes() for p in kub])
+        times, statuses, split = latency([p.read_bytes() for p in kub])
         p50 = statistics.median(times)
         lines.append(
             row(
@@ -228,8 +244,9 @@ def main() -> None:
                 p50 <= 600,
             )
         )
+        lines.append(row("  stage medians, kubiesa (ms)", split, "", None))
         synth = synthetic_12mp(3 if args.quick else 6)
-        times, statuses = latency(synth)
+        times, statuses, split = latency(synth)
         p50 = statistics.median(times)
         lines.append(
             row(
@@ -240,10 +257,27 @@ def main() -> None:
             )
         )
 
+        lines.append(row("  stage medians, synthetic 12 MP (ms)", split, "", None))
         ratio = rates[2] / rates[1]
         lines.append(row("160 photos, photos/s: 1 worker", f"{rates[1]:.1f}", "", None))
         lines.append(row("160 photos, photos/s: 2 workers", f"{rates[2]:.1f}", "", None))
         lines.append(row("speed-up 2 workers / 1 worker", f"{ratio:.2f}x", ">= 1.7x", ratio >= 1.7))
+        lines.append(
+            row(
+                "CPU ms per photo, 1 worker / 2 workers (start-up included)",
+                f"{cpu_per_photo[1]:.0f} / {cpu_per_photo[2]:.0f}",
+                "",
+                None,
+            )
+        )
+        lines.append(
+            row(
+                "machine load average (1 min) before / after those runs",
+                f"{load_before:.1f} / {load_after:.1f} on {os.cpu_count()} cores",
+                "",
+                None,
+            )
+        )
 
         # 4: memory of a 2-worker batch of 12 MP photos
         big = tmp / "big"
@@ -253,7 +287,7 @@ def main() -> None:
         for i, data in enumerate(synth):
             (big / f"synthetic{i}.jpg").write_bytes(data)
         n_files = len(list(big.iterdir()))
-        seconds, code, peak = run_cli(
+        _, _, peak = run_cli(
             [str(big), "--out", str(tmp / "bigout"), "--workers", "2"], sample_memory=True
         )
         lines.append(
