@@ -196,4 +196,5 @@ def test_text_of_a_stuck_puzzle_says_how_far_logic_got():
     e = explain(parse(HARD[1]), techniques=("naked single", "hidden single"))
     text = format_explanation(e)
     assert f"filled {e.logic_filled} of {e.empty_at_start} empty cells" in text
+    assert f"where logic stopped: {e.to_json()['logic_progress']['grid']}" in text
     assert "[guess]" in text

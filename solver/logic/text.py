@@ -20,7 +20,8 @@ def _family(technique: str) -> str:
 
 
 def summary(explanation: Explanation) -> str:
-    """Two lines: the grade, and whether logic alone solved it (or how far it got)."""
+    """The grade, and whether logic alone solved it (or how far it got, with the grid
+    where it stopped)."""
     g = explanation.grade
     grade = f"grade: {g.level} (score {g.score}; hardest technique: {g.hardest or 'none'})"
     if explanation.solved_by_logic:
@@ -29,7 +30,8 @@ def summary(explanation: Explanation) -> str:
         logic = (
             f"logic alone is not enough: it filled {explanation.logic_filled} of "
             f"{explanation.empty_at_start} empty cells before the first guess; "
-            f"{explanation.guesses} marked guess(es) in {len(explanation.steps)} steps"
+            f"{explanation.guesses} marked guess(es) in {len(explanation.steps)} steps\n"
+            f"where logic stopped: {explanation.to_json()['logic_progress']['grid']}"
         )
     if not explanation.unique:
         logic += " (the puzzle has several solutions: uniqueness techniques were not used)"
