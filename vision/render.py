@@ -68,9 +68,7 @@ def glyph(
     height = max(4, int(height))
     if font is None:
         return _soften(_hershey_glyph(digit, height), soft)
-    probe = ImageFont.truetype(font, 200)
-    left, top, right, bottom = probe.getbbox("8", anchor="lt")
-    face = ImageFont.truetype(font, max(4, round(200 * height / (bottom - top))))
+    face = _face(font, max(4, round(height / _eight_height(font))))
     left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
     canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
     ImageDraw.Draw(canvas).text((2 - left, 2 - top), str(digit), font=face, fill=255, anchor="lt")
@@ -86,6 +84,25 @@ def _soften(shape: tuple[np.ndarray, float, float], soft: bool) -> tuple[np.ndar
     wide = cv2.GaussianBlur(wide, (0, 0), 1.2)
     wide.flags.writeable = False
     return wide, cx + 4, cy + 4
+
+
+@functools.lru_cache(maxsize=256)
+def _face(font: str, size: int) -> ImageFont.FreeTypeFont:
+    """The font file loaded at `size` pixels (loading costs about a millisecond: keep it)."""
+    return ImageFont.truetype(font, size)
+
+
+@functools.cache
+def _eight_height(font: str) -> float:
+    """Ink height of an '8' per pixel of font size: what a digit's height is measured by."""
+    left, top, right, bottom = _face(font, 200).getbbox("8", anchor="lt")
+    return (bottom - top) / 200
+
+
+def _ladder(x: float) -> int:
+    """`x` rounded to a step of a geometric ladder (9% apart), so glyphs are reused across
+    cells and photos instead of rendered for every size."""
+    return max(4, round(2 ** (round(math.log2(max(x, 1.0)) * 8) / 8)))
 
 
 def _hershey_glyph(digit: int, height: int) -> tuple[np.ndarray, float, float]:
@@ -354,9 +371,11 @@ def draw_solution(
             scale /= blur
         else:
             scale = max(1.0, scale)
+        height = _ladder(digit_height * h * scale)  # glyph pixels
+        scale = height / (digit_height * h)
         tint = tints[r, c]
         if digits[r, c] and (r, c) not in blobs:  # a corrected cell's print stays as it is
-            patch, gx, gy = glyph(int(digits[r, c]), round(digit_height * h * scale), font, soft)
+            patch, gx, gy = glyph(int(digits[r, c]), height, font, soft)
             ink = np.multiply(CORRECTED_COLOUR if corrected[r, c] else colour, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
         if corrected[r, c]:
