@@ -121,47 +121,38 @@ def _forcing_step(grid, kind, subject, options, branches, trails) -> Step | None
     )
 
 
+def _alternatives(grid: Candidates, width: int) -> Iterator[tuple[str, str, list]]:
+    """Sets of `width` candidates of which exactly one is true: the candidates of a
+    cell, and the places of a digit in a unit. Yields (kind, sentence, candidates)."""
+    for cell in np.flatnonzero(grid.marks.sum(axis=1) == width).tolist():
+        options = [(cell, d) for d in grid.digits_of(cell)]
+        digits = ", ".join(grid.symbol(d) for _, d in options)
+        yield "cell", f"{grid.name(cell)} is one of {digits}", options
+    cells = grid.layout.unit_cells
+    places = grid.marks[cells]
+    units, digits = np.nonzero(places.sum(axis=1) == width)
+    for u, d in zip(units.tolist(), digits.tolist(), strict=True):
+        spots = [int(c) for c in cells[u][places[u, :, d]]]
+        subject = f"{grid.unit_name(u)} puts {grid.symbol(d + 1)} in {cell_list(grid, spots)}"
+        yield "unit", subject, [(c, d + 1) for c in spots]
+
+
+def _consequence(grid: Candidates, kind: str, subject: str, options) -> Step | None:
+    """Suppose each alternative in turn: a contradiction removes it; a placement that
+    every alternative leads to is made."""
+    results = [_suppose(grid, c, d) for c, d in options]
+    for (c, d), (_, trail, broken) in zip(options, results, strict=True):
+        if broken:
+            return _contradiction_step(grid, c, d, trail, broken)
+    branches = [branch for branch, _, _ in results]
+    trails = [trail for _, trail, _ in results]
+    return _forcing_step(grid, kind, subject, options, branches, trails)
+
+
 def forcing_chains(grid: Candidates) -> Iterator[Step]:
-    counts = grid.marks.sum(axis=1)
     for width in range(2, MAX_WIDTH + 1):
-        for cell in np.flatnonzero(counts == width).tolist():
-            options = [(cell, d) for d in grid.digits_of(cell)]
-            results = [_suppose(grid, c, d) for c, d in options]
-            for (c, d), (_, trail, broken) in zip(options, results, strict=True):
-                if broken:
-                    yield _contradiction_step(grid, c, d, trail, broken)
-                    return
-            step = _forcing_step(
-                grid,
-                "cell",
-                f"{grid.name(cell)} is one of {', '.join(grid.symbol(d) for _, d in options)}",
-                options,
-                [r[0] for r in results],
-                [r[1] for r in results],
-            )
-            if step:
-                yield step
-                return
-        cells = grid.layout.unit_cells
-        places = grid.marks[cells]
-        units, digits = np.nonzero(places.sum(axis=1) == width)
-        for u, d in zip(units.tolist(), digits.tolist(), strict=True):
-            digit = d + 1
-            spots = [int(c) for c in cells[u][places[u, :, d]]]
-            options = [(c, digit) for c in spots]
-            results = [_suppose(grid, c, digit) for c in spots]
-            for (c, dd), (_, trail, broken) in zip(options, results, strict=True):
-                if broken:
-                    yield _contradiction_step(grid, c, dd, trail, broken)
-                    return
-            step = _forcing_step(
-                grid,
-                "unit",
-                f"{grid.unit_name(u)} puts {grid.symbol(digit)} in {cell_list(grid, spots)}",
-                options,
-                [r[0] for r in results],
-                [r[1] for r in results],
-            )
-            if step:
+        for kind, subject, options in _alternatives(grid, width):
+            step = _consequence(grid, kind, subject, options)
+            if step is not None:
                 yield step
                 return
