@@ -58,12 +58,13 @@ def test_drawn_digits_are_centred_on_their_cells(seed, font):
         assert abs(x - centre[0]) <= 3 and abs(y - centre[1]) <= 3, ((r, c), (x, y), centre)
 
 
-def test_digits_are_blue_and_sized_like_the_print():
+@pytest.mark.parametrize("font", ["default", None])
+def test_digits_are_blue_and_sized_like_the_print(font):
     for printed in (0.5, 0.68):
         photo = flat_photo(54, digit_height=printed, blur=0.01)
         h = homography(photo.corners)
         digits = np.where(photo.givens == 0, photo.solution, 0)
-        out = draw_solution(photo.image, h, SIDE, digits)
+        out = draw_solution(photo.image, h, SIDE, digits, font=font)
         moved = changed(photo.image, out)
         b, g, r = out[moved].astype(float).mean(0)
         assert b > r + 40 and b > g  # blue, unlike the grey print

@@ -107,14 +107,26 @@ def _ladder(x: float) -> int:
 
 def _hershey_glyph(digit: int, height: int) -> tuple[np.ndarray, float, float]:
     """The fallback glyph when no TTF is installed: OpenCV's stroke font, anti-aliased."""
+    return _centred(_hershey(str(digit), height / _hershey_eight()))
+
+
+@functools.cache
+def _hershey_eight() -> float:
+    """Ink height of a Hershey '8' per unit of scale (getTextSize's height is not the ink's)."""
+    alpha = _hershey("8", 4.0)
+    ys = np.nonzero((alpha > 127).any(1))[0]
+    return (ys.max() - ys.min() + 1) / 4.0
+
+
+def _hershey(text: str, scale: float) -> np.ndarray:
+    """`text` in OpenCV's Hershey duplex font at `scale`, stroke width ~1/9 of the height."""
     font = cv2.FONT_HERSHEY_DUPLEX
-    scale = height / cv2.getTextSize("8", font, 1.0, 1)[0][1]
-    thickness = max(1, round(height / 9))
-    (w, h), base = cv2.getTextSize(str(digit), font, scale, thickness)
+    thickness = max(1, round(22 * scale / 9))
+    (w, h), base = cv2.getTextSize(text, font, scale, thickness)
     canvas = np.zeros((h + base + 2 * thickness + 4, w + 2 * thickness + 4), np.uint8)
     origin = (thickness + 2, h + thickness + 2)
-    cv2.putText(canvas, str(digit), origin, font, scale, 255, thickness, cv2.LINE_AA)
-    return _centred(canvas)
+    cv2.putText(canvas, text, origin, font, scale, 255, thickness, cv2.LINE_AA)
+    return canvas
 
 
 def _centred(alpha: np.ndarray) -> tuple[np.ndarray, float, float]:
