@@ -30,7 +30,7 @@ from vision.errors import NoGridFound
 from vision.load import downscale
 
 LOCATE_SIDE = 800  # longest side of the copy the grid is searched in
-CHECK_CELL = 20  # pixels per cell in the square a candidate is verified in
+CHECK_CELL = 12  # pixels per cell in the square a candidate is verified in
 MIN_SCORE = 0.30  # below this no candidate looks like a sudoku grid
 GOOD_SCORE = 0.55  # above this, stop looking
 
@@ -234,7 +234,7 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     grid is large in the photo, by a fine one (64 px per cell, within a coarse pixel) so a
     12 MP grid is placed to a pixel or two rather than to a tenth of a cell.
     """
-    corners = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08)
+    corners = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08, step=0.5)
     cell = int(np.clip(grid_side(corners) / 9, REFINE_CELL, FINE_CELL))
     return fit_outer_lines(gray, corners, cell, reach=1.5 / REFINE_CELL, stretch=0.01, outer=True)
 
@@ -251,6 +251,7 @@ def fit_outer_lines(
     reach: float,
     stretch: float,
     outer: bool = False,
+    step: float = 0.25,
 ) -> np.ndarray:
     """One refinement pass: combs within ``reach`` cells and ``stretch`` of spacing.
 
@@ -272,10 +273,18 @@ def fit_outer_lines(
     first, second = slice(cell, cell + part), slice(cell + side - part, cell + side)
     q1, q3 = cell + part / 2, cell + side - part / 2
     fits = [
-        comb_fit(rows[:, first].mean(axis=1), cell, reach, stretch),  # horizontal lines, left end
-        comb_fit(rows[:, second].mean(axis=1), cell, reach, stretch),  # horizontal lines, right end
-        comb_fit(cols[first, :].mean(axis=0), cell, reach, stretch),  # vertical lines, top end
-        comb_fit(cols[second, :].mean(axis=0), cell, reach, stretch),  # vertical lines, bottom end
+        comb_fit(
+            rows[:, first].mean(axis=1), cell, reach, stretch, step
+        ),  # horizontal lines, left end
+        comb_fit(
+            rows[:, second].mean(axis=1), cell, reach, stretch, step
+        ),  # horizontal lines, right end
+        comb_fit(
+            cols[first, :].mean(axis=0), cell, reach, stretch, step
+        ),  # vertical lines, top end
+        comb_fit(
+            cols[second, :].mean(axis=0), cell, reach, stretch, step
+        ),  # vertical lines, bottom end
     ]
     if min(f[2] for f in fits) < 0.25:  # some half shows no clear comb: keep the corners
         return corners
@@ -331,14 +340,15 @@ def line_edge(profile: np.ndarray, centre: float, step: int, limit: int) -> floa
 
 
 def comb_fit(
-    profile: np.ndarray, cell: int, reach: float, stretch: float
+    profile: np.ndarray, cell: int, reach: float, stretch: float, step: float = 0.25
 ) -> tuple[float, float, float]:
     """Ten evenly spaced lines best matching an ink profile: (first, last, mean strength).
 
     The expected comb starts at ``cell`` with spacing ``cell``; offsets within ``reach``
-    cells and spacings within ``stretch`` are searched, in steps of a quarter pixel.
+    cells and spacings within ``stretch`` are searched, offsets in steps of ``step`` pixels
+    and spacings in steps that move the last line by one pixel.
     """
-    offsets = np.arange(-reach * cell, reach * cell + 0.01, 0.25)
+    offsets = np.arange(-reach * cell, reach * cell + 0.01, step)
     spacings = cell * np.arange(1 - stretch, 1 + stretch + 1e-6, 0.25 / (9 * cell) * 4)
     k = np.arange(10)
     positions = cell + offsets[:, None, None] + spacings[None, :, None] * k  # (o, s, 10)

@@ -357,7 +357,8 @@ def register(app: typer.Typer) -> None:
 
         if engine is not None and engine not in recognise.ENGINES:
             err.print(
-                f"error: unknown engine {engine!r}; choose from {', '.join(recognise.ENGINES)}"
+                f"error: unknown engine {engine!r}; choose from {', '.join(recognise.ENGINES)}",
+                soft_wrap=True,
             )
             raise typer.Exit(2)
         engine = engine or recognise.DEFAULT_ENGINE
