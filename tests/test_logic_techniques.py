@@ -260,3 +260,40 @@ def test_diagonal_units_take_part_in_singles_and_intersections():
     steps = [s for s in locked_candidates(grid) if s.digits == (5,)]
     box1 = {g.cell_at[(r, c)] for r in range(3) for c in range(3)}
     assert any({c for c, _ in s.eliminations} == box1 - set(main[:3]) for s in steps)
+
+
+def test_fish_lines_come_from_unit_names_per_grid():
+    from solver.geometry import clover, rectangular
+    from solver.logic.fish import line_families
+
+    families = line_families(clover())
+    assert len(families) == 10  # five 9×9 grids, rows→columns and columns→rows
+    assert all(len(base) == 9 and len(cover) == 9 for base, cover, _ in families)
+    g = clover()
+    for base, cover, cover_of in families:
+        prefix = g.unit_names[base[0]].split(" row")[0].split(" column")[0]
+        assert all(g.unit_names[u].startswith(prefix) for u in base + cover)
+        assert set(cover_of) == {c for u in base for c in g.units[u]}
+    diag = line_families(diagonal(3))
+    names = {diagonal(3).unit_names[u] for base, cover, _ in diag for u in base + cover}
+    assert not any("diagonal" in n for n in names)
+    assert len(line_families(rectangular(2, 3))) == 2
+
+
+def test_x_wing_on_a_clover_grid():
+    from solver.geometry import clover
+
+    g = clover()
+    grid = Candidates(g, np.zeros(g.n_cells, np.int8), np.ones((g.n_cells, 9), bool), "123456789")
+    # bottom-right grid starts at board (12, 12): its rows 2 and 6 hold 5 only in its
+    # columns 3 and 8
+    for r in (13, 17):
+        for c in range(12, 21):
+            if c not in (14, 19):
+                grid.marks[g.cell_at[(r, c)], 4] = False
+    steps = [s for s in fish(grid, 2) if s.digits == (5,)]
+    assert steps
+    expected = {
+        (g.cell_at[(r, c)], 5) for c in (14, 19) for r in range(12, 21) if r not in (13, 17)
+    }
+    assert set(steps[0].eliminations) == expected
