@@ -32,7 +32,7 @@ SAMPLES = (
     ("newspaper-01", "newspaper", (640, 480), 101, {}),
     ("newspaper-02", "newspaper", (640, 480), 102, {}),
     ("newspaper-03", "newspaper", (800, 600), 103, {"roll": 87.0}),  # stored sideways
-    ("newspaper-04", "newspaper", (960, 1280), 104, {}),
+    ("newspaper-04", "newspaper", (960, 1280), 104, {"shaded_boxes": True}),
     ("newspaper-05", "newspaper", (1600, 1200), 105, {}),
     ("newspaper-06", "newspaper", (2000, 1500), 106, {}),
     ("book-01", "book", (1200, 1600), 201, {}),
