@@ -7,7 +7,7 @@ import numpy as np
 
 from solver.geometry import diagonal, standard
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, x_chains, xy_chains
+from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
 from solver.logic.fish import fish
 from solver.logic.intersections import locked_candidates
 from solver.logic.singles import full_house, hidden_singles, naked_singles
@@ -230,6 +230,24 @@ def test_x_chain():
     step = next(iter(x_chains(_chain_grid())))
     assert named(step.eliminations) == {("r2c2", 1), ("r3c2", 1), ("r8c1", 1), ("r9c1", 1)}
     assert "r1c1(1) = r1c5(1) - r7c5(1) = r7c2(1)" in step.text
+
+
+def test_turbot_fish_is_the_three_link_x_chain():
+    step = next(iter(turbot_fish(_chain_grid())))
+    assert step.technique == "turbot fish"
+    assert named(step.eliminations) == {("r2c2", 1), ("r3c2", 1), ("r8c1", 1), ("r9c1", 1)}
+    longer = open_grid()
+    # r1c1 = r1c5 (row 1) - r7c5 (column 5) = r7c9 (row 7) - r3c9 (column 9) = r3c3 (row 3):
+    # five links; the ends share box 1, whose row 2 loses 1. No three links do anything.
+    without(longer, 1, row(1, but=(1, 5)))
+    without(longer, 1, col(5, but=(1, 7)))
+    without(longer, 1, row(7, but=(5, 9)))
+    without(longer, 1, col(9, but=(7, 3)))
+    without(longer, 1, row(3, but=(9, 3)))
+    assert not list(turbot_fish(longer))
+    step = next(iter(x_chains(longer)))
+    assert step.technique == "X-chain"
+    assert named(step.eliminations) == {("r2c1", 1), ("r2c2", 1), ("r2c3", 1)}
 
 
 def test_xy_chain():

@@ -8,6 +8,8 @@ digit in two cells that see each other, or two digits of one cell.
 - simple colouring: for one digit, colour the conjugate pairs alternately. If two cells of
   one colour see each other, that colour is false everywhere ("colour wrap"); a cell that
   sees both colours cannot hold the digit ("colour trap").
+- turbot fish: the shortest X-chain, two strong links on one digit joined by a weak one
+  (players know its shapes as skyscraper and two-string kite).
 - X-chain: one digit, links alternate strong, weak, strong ... ending strong. One end or
   the other is the digit, so a cell seeing both ends cannot be.
 - XY-chain: two-candidate cells joined cell to cell by a shared digit; the same rule.
@@ -58,6 +60,11 @@ def _colourings(graph: dict[int, list[int]]) -> Iterator[tuple[list[int], list[i
         yield classes
 
 
+def turbot_fish(grid: Candidates) -> Iterator[Step]:
+    """Two strong links on one digit joined by a weak link: the shortest X-chain."""
+    return x_chains(grid, max_links=3, name="turbot fish")
+
+
 def simple_colouring(grid: Candidates) -> Iterator[Step]:
     sees = grid.layout.sees
     for digit in range(1, grid.geometry.size + 1):
@@ -100,7 +107,7 @@ def simple_colouring(grid: Candidates) -> Iterator[Step]:
 
 
 def _search(
-    grid: Candidates, strong, weak, starts
+    grid: Candidates, strong, weak, starts, max_links: int = MAX_LINKS
 ) -> Iterator[tuple[list[tuple[int, int]], tuple]]:
     """Shortest alternating chains (strong first, strong last) from each start, with the
     eliminations its two ends allow. Nodes are (cell, digit); a chain is a node list."""
@@ -124,7 +131,7 @@ def _search(
                         state = parent[state]
                     yield chain[::-1], gone
                     break
-            if depth >= MAX_LINKS:
+            if depth >= max_links:
                 continue
             for nxt in (weak if on else strong).get(node, ()):
                 key = (nxt, not on)
@@ -151,7 +158,9 @@ def _best(found):
     return best
 
 
-def x_chains(grid: Candidates) -> Iterator[Step]:
+def x_chains(grid: Candidates, max_links: int = MAX_LINKS, name: str = "X-chain") -> Iterator[Step]:
+    """X-chains up to `max_links` links; with 3 links players call the pattern a turbot
+    fish (skyscraper and two-string kite are its shapes)."""
     sees = grid.layout.sees
     for digit in range(1, grid.geometry.size + 1):
         conj = _conjugate_graph(grid, digit)
@@ -160,14 +169,14 @@ def x_chains(grid: Candidates) -> Iterator[Step]:
         cells = np.flatnonzero(grid.marks[:, digit - 1]).tolist()
         strong = {(a, digit): [(b, digit) for b in conj[a]] for a in conj}
         weak = {(a, digit): [(b, digit) for b in cells if sees[a, b]] for a in cells}
-        best = _best(_search(grid, strong, weak, sorted(strong)))
+        best = _best(_search(grid, strong, weak, sorted(strong), max_links))
         if best:
             chain, gone = best
             a, b = chain[0][0], chain[-1][0]
             sym = grid.symbol(digit)
             yield Step(
-                "X-chain",
-                f"X-chain on {sym}: {_chain_text(grid, chain)} (= a unit's only two "
+                name,
+                f"{name} on {sym}: {_chain_text(grid, chain)} (= a unit's only two "
                 f"places for {sym}, - cells that see each other); {grid.name(a)} or "
                 f"{grid.name(b)} is {sym}, so a cell seeing both cannot be: "
                 f"{elimination_text(grid, gone)}",

@@ -24,7 +24,7 @@ from functools import partial
 import numpy as np
 
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, x_chains, xy_chains
+from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
 from solver.logic.fish import fish
 from solver.logic.forcing import forcing_chains, propagate
 from solver.logic.grade import Grade, grade_steps
@@ -56,6 +56,7 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("XY-wing", xy_wings),
     ("XYZ-wing", xyz_wings),
     ("W-wing", w_wings),
+    ("turbot fish", turbot_fish),
     ("simple colouring", simple_colouring),
     ("X-chain", x_chains),
     ("XY-chain", xy_chains),
@@ -65,7 +66,8 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
 NEEDS_UNIQUENESS = {"unique rectangle"}
-# HoDoKu-like set without chains: what "logic without chains" means in bench/logic.py.
+# HoDoKu-like set without chains (HoDoKu counts the turbot fish among its single-digit
+# patterns, not its chains): what "logic without chains" means in bench/logic.py.
 CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + ("unique rectangle",)
 
 

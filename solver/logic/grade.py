@@ -35,6 +35,7 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "XY-wing": ("hard", 160),
     "XYZ-wing": ("expert", 180),
     "W-wing": ("expert", 150),
+    "turbot fish": ("hard", 130),
     "simple colouring": ("expert", 150),
     "X-chain": ("expert", 260),
     "XY-chain": ("expert", 260),
