@@ -95,26 +95,26 @@ def line_masks(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return horizontal, vertical
 
 
-def line_positions(profile: np.ndarray, cell: float, strength: float) -> np.ndarray:
-    """The 10 line positions along one strip's smoothed profile (line pixels per row).
+def line_positions(profiles: np.ndarray, cell: float, strength: float) -> np.ndarray:
+    """(10, k) line positions along k strips' smoothed profiles (line pixels per row).
 
     Each line is searched near where the previous line plus one cell puts it, which follows
-    a gradual drift; where no line is strong enough, the nominal position is kept.
+    a gradual drift; where no line is strong enough, that guess is kept. All strips at once.
     """
-    n = len(profile)
-    found = np.zeros(10)
+    k, n = profiles.shape
+    found = np.zeros((10, k))
     window = max(2, int(round(cell * 0.25)))
+    offsets = np.arange(-window, window + 1)
+    strip = np.arange(k)[:, None]
     for i in range(10):
-        expected = i * cell if i in (0, 9) else 0.5 * (i * cell + found[i - 1] + cell)
-        lo = max(0, int(expected) - window)
-        hi = min(n, int(expected) + window + 1)
-        seg = profile[lo:hi]
-        top = seg.max() if seg.size else 0.0
-        if top >= strength:
-            peak = np.flatnonzero(seg >= 0.8 * top)
-            found[i] = lo + 0.5 * (peak[0] + peak[-1])
-        else:
-            found[i] = expected
+        expected = np.full(k, i * cell) if i in (0, 9) else 0.5 * (i * cell + found[i - 1] + cell)
+        idx = np.clip(expected.astype(int)[:, None] + offsets, 0, n - 1)
+        seg = profiles[strip, idx]
+        top = seg.max(axis=1)
+        near_top = seg >= 0.8 * top[:, None]
+        first = idx[np.arange(k), near_top.argmax(axis=1)]
+        last = idx[np.arange(k), len(offsets) - 1 - near_top[:, ::-1].argmax(axis=1)]
+        found[i] = np.where(top >= strength, 0.5 * (first + last), expected)
     return found
 
 
@@ -141,8 +141,8 @@ def grid_lines(horizontal: np.ndarray, vertical: np.ndarray) -> tuple[np.ndarray
     strength = 0.3 * cell
     hprof = strip_profiles(horizontal, axis=1)
     vprof = strip_profiles(vertical, axis=0)
-    rows = np.stack([line_positions(p, cell, strength) for p in hprof], axis=1)
-    cols = np.stack([line_positions(p, cell, strength) for p in vprof], axis=1)
+    both = line_positions(np.concatenate([hprof, vprof]), cell, strength)
+    rows, cols = both[:, :9], both[:, 9:]
     return steady(rows, cell), steady(cols, cell)
 
 
@@ -176,23 +176,69 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
     side = gray.shape[0]
     dark = darkness(gray)
     level = ink_threshold(dark)
-    ink = ((dark >= level) * 255).astype(np.uint8)
-    horizontal, vertical = line_masks(ink)
+    horizontal, vertical = line_masks(((dark >= level) * 255).astype(np.uint8))
     rows, cols = grid_lines(horizontal, vertical)
     boxes = cell_boxes(rows, cols, side)
     inner = interiors(boxes)
     # line pixels (wherever the lines really run) are not digit ink
     lines = cv2.dilate(horizontal | vertical, np.ones((3, 3), np.uint8))
-    faint = ((dark >= FAINT * level) * 255).astype(np.uint8) & ~lines
     images = np.zeros((81, size, size), np.uint8)
     found = np.zeros(81, bool)
     contrast = np.zeros(81, np.float32)
-    for i, blob in digit_blobs(ink & ~lines, inner).items():
+    # first the grid's usual print, then (when some empty cell's middle is darker than its
+    # neighbours' specks) a second look at a lower threshold in those cells only
+    ink = ((dark >= level) * 255).astype(np.uint8) & ~lines
+    find_digits(dark, ink, lines, inner, level, ~found, images, contrast, found)
+    second = faint_level(dark, lines, inner, level, found)
+    if second is not None:
+        weak, look = second
+        ink = without_lines(((dark >= weak) * 255).astype(np.uint8), lines)
+        find_digits(dark, ink, lines, inner, weak, look, images, contrast, found)
+    return Cells(images, found, boxes, contrast)
+
+
+def find_digits(dark, ink, lines, inner, strength, look, images, contrast, found) -> None:
+    """Isolate and normalise the digits of the cells in `look`, filling images, contrast
+    and found in place."""
+    # lines seen at the faint threshold (the edge of a blurred grid line, a fold, a pen
+    # stroke across the page) are not part of a digit
+    faint = without_lines(((dark >= FAINT * strength) * 255).astype(np.uint8), lines)
+    for i, blob in digit_blobs(ink, inner, skip=~look).items():
         x0, y0, x1, y1 = inner[i]
         digit = grow(blob, faint[y0:y1, x0:x1])
-        images[i], contrast[i] = normalise(dark[y0:y1, x0:x1], digit, FAINT * level, size=size)
+        crop = dark[y0:y1, x0:x1]
+        images[i], contrast[i] = normalise(crop, digit, FAINT * strength, size=images.shape[1])
         found[i] = True
-    return Cells(images, found, boxes, contrast)
+
+
+def without_lines(mask: np.ndarray, lines: np.ndarray) -> np.ndarray:
+    """The mask less the grid lines and any other long straight stroke it holds."""
+    own = cv2.dilate(np.bitwise_or(*line_masks(mask)), np.ones((3, 3), np.uint8))
+    return mask & ~lines & ~own
+
+
+def faint_level(dark: np.ndarray, lines: np.ndarray, inner: np.ndarray, level: float, found):
+    """A second, lower threshold for digits fainter than the grid's usual print (blur and
+    glare fade a thin 1 or 7 in one corner of a photo), set well above the darkest speck of
+    a typical empty cell. Returns it with the cells to look at again (empty cells whose
+    middle reaches it), or None when no cell needs a second look."""
+    x0, y0, x1, y1 = inner.T
+    mx, my = (x1 - x0) // 5, (y1 - y0) // 5  # the middle of a cell, clear of line edges
+    free = np.where(lines == 0, dark, 0.0)
+    peaks = np.array(
+        [
+            free[b:d, a:c].max() if c > a and d > b else 0.0
+            for a, b, c, d in zip(x0 + mx, y0 + my, x1 - mx, y1 - my, strict=True)
+        ]
+    )
+    quiet = peaks[~found]
+    if len(quiet) < 20:
+        return None
+    weak = max(3.0 * float(np.median(quiet)), 0.5 * level, 0.05)
+    look = ~found & (peaks >= weak)
+    if weak >= 0.9 * level or not look.any():
+        return None
+    return weak, look
 
 
 def grow(blob: np.ndarray, faint: np.ndarray) -> np.ndarray:
@@ -222,7 +268,7 @@ def interiors(boxes: np.ndarray) -> np.ndarray:
     return inner
 
 
-def digit_blobs(ink: np.ndarray, inner: np.ndarray) -> dict[int, np.ndarray]:
+def digit_blobs(ink: np.ndarray, inner: np.ndarray, skip: np.ndarray) -> dict[int, np.ndarray]:
     """The digit of each non-empty cell, as a mask over the cell's interior.
 
     One connected-components pass over the ink of all cell interiors (separated by the
@@ -234,6 +280,8 @@ def digit_blobs(ink: np.ndarray, inner: np.ndarray) -> dict[int, np.ndarray]:
     inside = np.zeros_like(ink)
     owner = np.full(ink.shape, -1, np.int16)
     for i, (x0, y0, x1, y1) in enumerate(inner):
+        if skip[i]:
+            continue
         inside[y0:y1, x0:x1] = ink[y0:y1, x0:x1]
         owner[y0:y1, x0:x1] = i
     n, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
