@@ -46,6 +46,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             env=settings.as_env(),
         )
         app.state.pool = pool
+        import vision.load  # noqa: F401  the header check's imports, before the first upload
+
         try:
             await pool.start()
             yield

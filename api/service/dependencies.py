@@ -72,6 +72,8 @@ class Jobs:
         self.state.timings.update(timings)
         if "error" in value:
             details = dict(value["error"])
+            self.state.log["outcome"] = details["code"]
+            self.state.timings.update((details.get("result") or {}).get("timings", {}))
             status, code = details.pop("status"), details.pop("code")
             raise ApiError(status, code, details.pop("message"), **details)
         return value

@@ -149,7 +149,7 @@ def header(scope, name: bytes) -> str | None:
 
 async def respond(send, status: int, code: str, message: str) -> None:
     """A complete JSON error response sent straight from middleware."""
-    body = json.dumps(error_body(code, message)).encode()
+    body = json.dumps(error_body(code, message), ensure_ascii=False, separators=(",", ":")).encode()
     await send(
         {
             "type": "http.response.start",
