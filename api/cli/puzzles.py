@@ -104,9 +104,7 @@ def grid(
 ) -> None:
     """Solve one puzzle and say whether its solution is unique.
 
-    Exit status: 0 when the puzzle has exactly one solution (or, with --count/--all, when
-    it could be counted), 1 when it has none, several or invalid givens, 2 when the text
-    is not a puzzle.
+    Exit status: 0 when the puzzle has exactly one solution (or, with --count/--all, when it could be counted), 1 when it has none, several or invalid givens, 2 when the text is not a puzzle.
     """
     err = stderr_console()
     try:
@@ -331,9 +329,7 @@ def file(
 ) -> None:
     """Solve every puzzle in a file, one per line; report bad lines and go on.
 
-    A line fails when it is not a puzzle, its givens clash, or it has no solution or
-    (unless --first) several. Exit status: 0 when every line was solved, 1 when any line
-    failed, 2 when the file cannot be read, 130 when interrupted (finished lines are kept).
+    A line fails when it is not a puzzle, its givens clash, or it has no solution or (unless --first) several. Exit status: 0 when every line was solved, 1 when any line failed, 2 when the file cannot be read, 130 when interrupted (finished lines are kept).
     """
     err = stderr_console()
     try:
