@@ -210,6 +210,8 @@ class Style:
     blur: float = 0.02  # Gaussian sigma / cell size
     noise: float = 3.0  # sensor noise sigma in grey levels
     jpeg_quality: int = 85
+    shake: float = 0.0  # camera-shake streak length / cell size (0 = a steady hand)
+    shake_angle: float = 0.0  # degrees
     text: bool = True  # title and columns of words around the grid
     second_grid: bool = True  # yesterday's solution beside the puzzle
     background: tuple[float, float, float] = (90, 110, 140)  # BGR table colour
@@ -265,6 +267,8 @@ def random_style(rng: np.random.Generator, kind: str = "newspaper") -> Style:
         text=True,
         second_grid=rng.random() < 0.8,
         background=(u(40, 140), u(60, 150), u(80, 170)),
+        shake=u(0.02, 0.06) if rng.random() < 0.3 else 0.0,
+        shake_angle=u(0, 180),
     )
 
 
@@ -584,6 +588,19 @@ def _light_field(rng, style: Style, shape) -> np.ndarray:
     return np.clip(field, 0.15, 1.2)
 
 
+def _shake_kernel(length: float, angle: float) -> np.ndarray | None:
+    """A normalised line kernel: the streak a shaking hand leaves during the exposure."""
+    if length < 1.5:
+        return None
+    size = int(np.ceil(length)) | 1
+    kernel = np.zeros((size, size), np.float32)
+    c, d = (size - 1) / 2, np.radians(angle)
+    dx, dy = np.cos(d) * (length - 1) / 2, np.sin(d) * (length - 1) / 2
+    ends = np.round(np.array([[c - dx, c - dy], [c + dx, c + dy]]) * 16).astype(np.int32)
+    cv2.line(kernel, tuple(ends[0]), tuple(ends[1]), 1.0, 1, cv2.LINE_AA, shift=4)
+    return kernel / kernel.sum()
+
+
 def _expose(rng, style: Style, ink: np.ndarray, on_page: np.ndarray, cell_px: float):
     """The photo the sensor records from ink and page coverage (uint8 maps in photo space):
     paper and table colours, light and shadow, lens blur, sensor noise. BGR uint8.
@@ -605,12 +622,15 @@ def _expose(rng, style: Style, ink: np.ndarray, on_page: np.ndarray, cell_px: fl
     luma = rng.standard_normal(shape, dtype=f32) * f32(style.noise)
     cast = (1 - style.warmth, 1.0, 1 + 0.5 * style.warmth)  # BGR: warm light
     sigma = max(0.3, style.blur * cell_px)
+    streak = _shake_kernel(style.shake * cell_px, style.shake_angle)
     image = np.empty((*shape, 3), np.uint8)
     for c in range(3):
         channel = lit_table * f32(style.background[c] * cast[c])
         channel += lit_paper * f32(style.paper[c] * cast[c])
         channel += lit_ink * f32(style.ink[c] * cast[c])
         cv2.GaussianBlur(channel, (0, 0), sigma, dst=channel)
+        if streak is not None:
+            cv2.filter2D(channel, -1, streak, dst=channel, borderType=cv2.BORDER_REFLECT)
         channel += luma
         channel += rng.standard_normal(shape, dtype=f32) * f32(0.4 * style.noise)
         channel += 0.5
