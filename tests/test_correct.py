@@ -85,6 +85,24 @@ def test_a_faint_digit_read_as_empty_is_restored():
     assert np.array_equal(fix.solution, solution)
 
 
+def test_an_unsure_digit_in_an_empty_cell_is_dropped():
+    """Pencil marks or a wrong fill-in, read as a digit the recogniser is unsure of."""
+    givens, solution = puzzle(6)
+    read = givens.copy()
+    cell = int(np.flatnonzero(givens == 0)[0])
+    digit = next(d for d in range(1, 10) if (givens[PEERS[cell]] == d).any())  # conflicts
+    read[cell] = digit
+    probs = confident(read)
+    probs[cell] = 0.54 / 8
+    probs[cell, digit], probs[cell, 0] = 0.45, 0.01
+
+    fix = correct(read, probs)
+
+    assert fix.status == "corrected"
+    assert [(c.cell, c.read, c.now) for c in fix.changes] == [(cell, digit, 0)]
+    assert np.array_equal(fix.solution, solution)
+
+
 def two_solution_board(seed: int):
     """A board with exactly two solutions and a cell where they differ."""
     _, solution = puzzle(seed)
