@@ -9,7 +9,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from vision.errors import NoGridFound
-from vision.locate import grid_score, locate_grid, order_corners, quad_area
+from vision.locate import (
+    binarisations,
+    grid_score,
+    line_mask,
+    locate_grid,
+    order_corners,
+    quad_area,
+)
 from vision.warp import to_image, to_square, turn, warp_grid
 
 
@@ -89,6 +96,39 @@ def test_grid_touching_the_photo_edge_is_found():
     photo = photograph(page, page_corners, photo_corners)
     located = locate_grid(photo)
     assert worst_corner_distance(located.corners, photo_corners) < 8.0
+
+
+def broken_border_page() -> tuple[np.ndarray, np.ndarray]:
+    """A grid whose outer border has gaps and is touched by bold text on two sides."""
+    page, corners = sudoku_page()
+    for x in (100, 330, 520):
+        page[52:70, x : x + 25] = 235  # gaps in the top border
+    for y in (150, 420):
+        page[y : y + 25, 595:610] = 235  # and in the right one
+    for y in range(80, 600, 40):
+        cv2.putText(page, "WORD", (8, y), cv2.FONT_HERSHEY_SIMPLEX, 0.5, 25, 2)  # touches left
+    cv2.putText(page, "SUDOKU 1234", (120, 50), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 25, 4)  # top
+    return page, corners
+
+
+def test_broken_border_with_touching_text_is_found():
+    page, page_corners = broken_border_page()
+    photo_corners = np.float32([[140, 50], [520, 70], [500, 440], [120, 420]])
+    photo = photograph(page, page_corners, photo_corners)
+    located = locate_grid(photo)
+    assert worst_corner_distance(located.corners, photo_corners) < 5.0
+
+
+def test_line_mask_keeps_grid_lines_and_drops_text():
+    page, corners = broken_border_page()
+    ink = next(binarisations(page))
+    lines = line_mask(ink)
+    lo, hi = int(corners[0, 0]) + 2, int(corners[2, 0]) - 2
+    inside = lines[lo:hi, lo:hi]
+    assert inside[:, 100].mean() > 0.3 * 255 / 9 * 0.5  # horizontal lines cross every column
+    text = lines[70:600, 0:50]  # the words left of the grid
+    assert text.mean() < 0.02 * 255
+    assert lines[60, 100:125].max() == 255  # the top border's gap is bridged
 
 
 def test_text_and_shapes_without_a_grid_raise_no_grid_found():

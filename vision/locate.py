@@ -84,14 +84,41 @@ def rank(candidate: Located) -> float:
 
 
 def binarisations(gray: np.ndarray) -> Iterator[np.ndarray]:
-    """Ink masks at a few local-threshold scales: thin lines, thick borders, uneven light."""
+    """Masks to find the grid's outline in, cheapest and most often right first.
+
+    Ink at three local-threshold scales (thin lines, thick borders, uneven light), then the
+    long straight lines of the first one: text touching the grid is dropped from them and
+    gaps in a broken border are bridged, so the grid's outline closes again.
+    """
     blurred = cv2.GaussianBlur(gray, (5, 5), 0)
     side = max(gray.shape)
+    first = None
     for block, offset in ((side // 40, 7), (side // 15, 10), (side // 80, 4)):
         block = max(3, block | 1)
-        yield cv2.adaptiveThreshold(
+        mask = cv2.adaptiveThreshold(
             blurred, 255, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, block, offset
         )
+        first = mask if first is None else first
+        yield mask
+    yield line_mask(first)
+
+
+def line_mask(ink: np.ndarray) -> np.ndarray:
+    """Only the long, nearly axis-aligned lines of an ink mask, with their gaps bridged.
+
+    Morphological line extraction: an opening with a thin kernel 1/25 of the shorter side
+    long keeps what runs that far horizontally (or vertically) and drops digits and text;
+    a closing along the same direction then bridges gaps of up to 1/40 of the side (a
+    border broken by a fold, glare or a pen stroke). Lines tilted more than a few degrees
+    fade out here, but those photos are found by the contour masks.
+    """
+    short = min(ink.shape)
+    length, gap = max(9, short // 25), max(5, short // 40)
+    horizontal = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, length), np.uint8))
+    vertical = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((length, 1), np.uint8))
+    horizontal = cv2.morphologyEx(horizontal, cv2.MORPH_CLOSE, np.ones((1, gap), np.uint8))
+    vertical = cv2.morphologyEx(vertical, cv2.MORPH_CLOSE, np.ones((gap, 1), np.uint8))
+    return horizontal | vertical
 
 
 def contour_quads(binary: np.ndarray, min_area: float) -> list[np.ndarray]:
