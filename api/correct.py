@@ -17,9 +17,9 @@ columns of the probability table.
 Never a confident wrong answer: every re-reading with exactly one solution that is not much
 less probable than the best is collected, and a solution is accepted only when the readings
 leading to it hold most (`min_posterior`, 80%) of their total probability. The reading
-itself, when it already has one solution, is just the first (cheapest) of those candidates. When several
-solutions compete, or the budget runs out first, the result says so and names the cells most
-likely at fault.
+itself, when it already has one solution, is just the first (cheapest) of those candidates.
+When several solutions compete, or the budget runs out first, the result says so and names
+the cells most likely at fault.
 
 >>> import numpy as np
 >>> from api.correct import correct
@@ -273,7 +273,7 @@ def correct(
         note = (
             "no nearby reading within the search budget"
             if out_of_budget
-            else ("no nearby reading has exactly one solution")
+            else "no nearby reading has exactly one solution"
         )
         return done("not_found", note=note, tried=tried)
     # Weigh each distinct solution by the probability of every reading that leads to it.
