@@ -292,9 +292,14 @@ def fmt_ratio(r: dict) -> str:
     return f"{r['percent']:.2f}%  ({r['count']}/{r['of']})"
 
 
-def print_report(summary: dict, folder: Path, engine: str, console) -> None:
-    from rich.table import Table
+def print_report(summary: dict, folder: Path, engine: str, console, plain: bool = False) -> None:
+    """Three tables: the measures, latency per stage, the confusion matrix. ``plain`` (stdout
+    is a pipe) draws them without box lines, as space-aligned text."""
+    from functools import partial
 
+    from rich import table as rich_table
+
+    Table = partial(rich_table.Table, box=None) if plain else rich_table.Table
     table = Table(title=f"sudoku-lens eval {folder} (engine {engine})", title_justify="left")
     table.add_column("measure")
     table.add_column("value", justify="right")
@@ -392,7 +397,7 @@ def register(app: typer.Typer) -> None:
         summary = summarise(outcomes)
         summary["folder"] = str(folder)
         summary["engine"] = engine
-        print_report(summary, folder, engine, stdout_console())
+        print_report(summary, folder, engine, stdout_console(), plain=not is_terminal())
         if json_out is not None:
             try:
                 json_out.write_text(json.dumps(summary, indent=1))
