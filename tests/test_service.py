@@ -264,18 +264,24 @@ def test_no_grid_is_422_with_what_was_read(client):
     assert error["result"]["status"] == "no_grid"
 
 
-def test_invalid_givens_is_422_with_the_reading(client):
-    """A printed puzzle with two 5s in row 1 cannot be solved as read; the reading comes back."""
+def sparse_photo(n_givens: int = 12):
+    """A photo of a printed grid with too few digits to be a sudoku (at least 17 are needed)."""
     photo = make_photo(5, size=(640, 480), n_givens=30)
     givens = photo.givens.copy()
-    row = givens[0]
-    twin = int(row[row > 0][0])
-    givens[0, int(np.flatnonzero(row == 0)[0])] = twin
-    picture = render_photo(givens, seed=5, size=(640, 480), style=photo.style)
-    error = assert_error(upload(client, picture.jpeg), 422, "invalid_givens")
+    keep = np.flatnonzero(givens.ravel())[:n_givens]
+    sparse = np.zeros(81, np.int8)
+    sparse[keep] = givens.ravel()[keep]
+    return render_photo(sparse.reshape(9, 9), seed=5, size=(640, 480), style=photo.style), sparse
+
+
+def test_unsolvable_photo_is_422_with_the_reading(client):
+    """Processed but not solvable as read: 422, and what was read comes back to be fixed."""
+    picture, sparse = sparse_photo()
+    error = assert_error(upload(client, picture.jpeg), 422, "unreadable")
     result = error["result"]
-    assert result["read"] == "".join(str(v) for v in givens.ravel())
-    assert f"both hold {twin}" in error["message"]
+    assert result["status"] == "unreadable"
+    assert result["read"] == "".join(str(v) for v in sparse)
+    assert len(result["confidence"]) == 81 and "17" in error["message"]
 
 
 def test_busy_answers_503_with_retry_after(client, app, photo):

@@ -151,17 +151,21 @@ async function upload(file, attempt = 1) {
     loadReading(body);
     photo.hidden = false;
     solvedImage.src = body.output;
+    solvedImage.alt = "the photo with the solution drawn in";
     download.href = body.output;
+    download.hidden = false;
     say(`Solved. ${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
     return;
   }
   const error = body.error || { message: response.statusText, code: "" };
   if (response.status === 422) {
-    photo.hidden = true;
+    showOwnPhoto(file);
     loadReading(error.result || {});
-    const fix = error.result && error.result.givens
-      ? " Fix the highlighted cells below and it solves at once."
-      : " You can type the puzzle into the board below.";
+    const fix = !(error.result && error.result.givens)
+      ? " You can type the puzzle into the board below."
+      : state.low.some(Boolean)
+        ? " Fix the highlighted cells below and it solves at once."
+        : " Compare the board with your photo, add or fix digits, and it solves at once.";
     say(`Could not solve the photo: ${sentence(error.message)}${fix}`, "error");
     return;
   }
@@ -174,6 +178,18 @@ async function upload(file, attempt = 1) {
   const lead = UPLOAD_ERRORS[response.status] || `The server answered ${response.status}`;
   const id = response.headers.get("X-Request-ID");
   say(`${lead}: ${sentence(error.message)}${response.status >= 500 && id ? ` (request ${id})` : ""}`, "error");
+}
+
+let ownPhotoUrl = null;
+
+function showOwnPhoto(file) {
+  // Not solved: show the user's own photo (from the phone, not the server) to compare.
+  if (ownPhotoUrl) URL.revokeObjectURL(ownPhotoUrl);
+  ownPhotoUrl = URL.createObjectURL(file);
+  solvedImage.src = ownPhotoUrl;
+  solvedImage.alt = "your photo (not solved)";
+  download.hidden = true;
+  photo.hidden = false;
 }
 
 function sentence(text) {
