@@ -146,8 +146,10 @@ def test_input_image_is_not_modified():
     photo = flat_photo(58)
     before = photo.image.copy()
     digits = np.where(photo.givens == 0, photo.solution, 0)
-    draw_solution(photo.image, homography(photo.corners), SIDE, digits)
+    out = draw_solution(photo.image, homography(photo.corners), SIDE, digits)
     assert np.array_equal(before, photo.image)
+    again = draw_solution(before, homography(photo.corners), SIDE, digits, inplace=True)
+    assert again is before and np.array_equal(again, out)  # asked to, it draws in place
 
 
 def test_png_round_trip_is_exact_and_jpeg_close():

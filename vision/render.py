@@ -205,14 +205,14 @@ def printed_height(blobs: dict, heights: np.ndarray) -> float | None:
 
 
 def print_blur(image: np.ndarray, inverse: np.ndarray, blobs: dict) -> float:
-    """Gaussian sigma (photo pixels) of the printed digits' edges, from up to five of them.
+    """Gaussian sigma (photo pixels) of the printed digits' edges, from up to three of them.
 
     A step edge of contrast C blurred by sigma has a steepest slope of C / (sigma sqrt(2 pi)),
     so sigma = C / (2.5 * steepest slope). Drawing our digits that soft makes them sit in the
     photo like the print instead of looking pasted on.
     """
     sigmas = []
-    for x, y, w, h in list(blobs.values())[:5]:
+    for x, y, w, h in list(blobs.values())[:3]:
         box = np.array(
             [[[x - 2, y - 2], [x + w + 2, y - 2], [x + w + 2, y + h + 2], [x - 2, y + h + 2]]]
         )
@@ -337,6 +337,7 @@ def draw_solution(
     colour: tuple[int, int, int] = DIGIT_COLOUR,
     font: str | None = "default",
     soften: bool = True,
+    inplace: bool = False,
 ) -> np.ndarray:
     """A copy of `image` with `digits` (9, 9; 0 = nothing) drawn into their cells.
 
@@ -347,6 +348,7 @@ def draw_solution(
     `digit_height` (fraction of a cell) overrides the height measured from the printed digits
     in the cells where `digits` is 0. `font` is a TTF/OTF path, "default", or None for
     OpenCV's Hershey font. `soften` blurs our digits as much as the print is blurred.
+    `inplace` draws into `image` itself and returns it (saves a copy: 7 ms at 12 MP).
     """
     homography, side, digits = _validate(image, homography, side, digits)
     if font == "default":
@@ -356,7 +358,8 @@ def draw_solution(
     cell_boxes = _shaped("cell_boxes", cell_boxes, (9, 9, 4), np.float64)
     outline = _shaped("outline", outline, (4, 2), np.float64)
     centres, heights = cell_centres(side, cell_boxes)
-    square = cv2.warpPerspective(image, homography, (side, side), flags=cv2.INTER_LINEAR)
+    # nearest: enough to measure by, and much cheaper when a 12 MP photo shrinks to `side`
+    square = cv2.warpPerspective(image, homography, (side, side), flags=cv2.INTER_NEAREST)
     gray = cv2.cvtColor(square, cv2.COLOR_BGR2GRAY)
     # the print in every corrected cell, and enough givens to measure the print by
     looked = list(zip(*np.nonzero(corrected), strict=True))
@@ -375,7 +378,7 @@ def draw_solution(
     drawn = list(zip(*np.nonzero((digits > 0) | corrected), strict=True))
     tints = paper_tints(square, centres, heights)
     scales = 1.25 * local_scales(inverse, centres, heights)  # patch px per square px
-    out = image.copy()
+    out = image if inplace else image.copy()
     for r, c in drawn:
         at, h, scale = centres[r, c], heights[r, c], scales[r, c]
         soft = blur > 0.8
