@@ -4,7 +4,8 @@
 technique (in the order below, easiest first) that can make progress, applies its step and
 starts again from the top, until the grid is full. When no technique applies, it makes a
 *marked guess*: the cell with fewest candidates gets the digit of the solver's answer, and
-logic resumes. The explanation records every step, the grade, whether logic alone solved
+logic resumes (without forcing chains: after a guess the grade is settled, and skipping the
+dearest technique keeps very hard and many-solution boards quick). The explanation records every step, the grade, whether logic alone solved
 it and how far logic got before the first guess.
 
 `hint(puzzle)` is the first step of that explanation: the next useful thing to notice.
@@ -66,6 +67,7 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
 NEEDS_UNIQUENESS = {"unique rectangle"}
+AFTER_GUESS_SKIPPED = {"forcing chain"}
 # HoDoKu-like set without chains (HoDoKu counts the turbot fish among its single-digit
 # patterns, not its chains): what "logic without chains" means in bench/logic.py.
 CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + ("unique rectangle",)
@@ -256,6 +258,9 @@ def explain(
         if not batch:
             if logic_values is None:
                 logic_values, logic_grid = grid.values.copy(), grid.copy()
+                # The grade is "guess" from here on; forcing chains, by far the dearest
+                # technique, would mostly fail again before every further guess.
+                chosen = [(n, t) for n, t in chosen if n not in AFTER_GUESS_SKIPPED]
             batch = [_guess(grid, solution)]
         for step in batch:
             if not _still_valid(grid, step):
