@@ -132,6 +132,8 @@ def test_decompression_bomb_is_refused_from_the_header_without_decoding():
     start = time.perf_counter()
     with pytest.raises(ImageTooLarge, match="10000.0 megapixels"):
         load_image(data)
+    with pytest.raises(ImageTooLarge, match="64.0 megapixels; the limit is 50 megapixels"):
+        load_image(huge_png(8000, 8000))
     assert time.perf_counter() - start < 0.5  # nothing was decoded
 
 

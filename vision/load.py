@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,9 +39,6 @@ try:  # optional: HEIC from iPhones; cheap when the package is there, silent whe
     pillow_heif.register_heif_opener()
 except ImportError:  # pragma: no cover - depends on the environment
     pass
-
-# Pillow's own bomb guard would raise its own error type at 2x its limit; ours runs first.
-Image.MAX_IMAGE_PIXELS = None
 
 # EXIF orientation tag value -> how to turn the stored pixels upright.
 _ORIENT = {
@@ -112,6 +110,10 @@ def read_header(data: bytes) -> Header:
                 orientation = exif_orientation(image)
     except UnidentifiedImageError:
         raise NotAnImage(f"not an image (unrecognised data starting {data[:8]!r})") from None
+    except Image.DecompressionBombError as error:  # Pillow's own guard, far above ours
+        found = re.search(r"\((\d+) pixels\)", str(error))
+        size = f"{int(found.group(1)) / 1e6:.1f} megapixels" if found else "far too many pixels"
+        raise ImageTooLarge(f"image is {size}; far over any limit, not decoded") from None
     except Exception as error:  # a header broken in any way Pillow may report
         raise Unreadable(f"the image header is corrupt ({error})") from None
     if fmt not in FORMATS:
