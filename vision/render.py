@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import math
+import statistics
 from pathlib import Path
 
 import cv2
@@ -35,6 +36,7 @@ DIGIT_COLOUR = (200, 80, 0)  # BGR: a strong blue, unlike black or grey print
 CORRECTED_COLOUR = (0, 120, 255)  # BGR orange
 OUTLINE_COLOUR = (60, 180, 60)  # BGR green
 DEFAULT_HEIGHT = 0.6  # digit height / cell height when the givens cannot be measured
+MASTER = 256  # digits are drawn once this tall per font, then shrunk to each size
 MEASURED = 12  # printed digits looked at to measure their height
 
 FONT_CANDIDATES = (
@@ -68,11 +70,28 @@ def glyph(
     height = max(4, int(height))
     if font is None:
         return _soften(_hershey_glyph(digit, height), soft)
+    if height > MASTER:
+        return _soften(_rendered(digit, height, font), soft)
+    alpha, cx, cy = _rendered(digit, MASTER, font)  # shrinking it beats loading a font size
+    w, h = (
+        max(1, round(alpha.shape[1] * height / MASTER)),
+        max(1, round(alpha.shape[0] * height / MASTER)),
+    )
+    small = cv2.resize(alpha, (w, h), interpolation=cv2.INTER_AREA)
+    cx, cy = (cx + 0.5) * w / alpha.shape[1] + 0.5, (cy + 0.5) * h / alpha.shape[0] + 0.5
+    small = cv2.copyMakeBorder(small, 1, 1, 1, 1, cv2.BORDER_CONSTANT, value=0)
+    small.flags.writeable = False
+    return _soften((small, cx, cy), soft)
+
+
+@functools.lru_cache(maxsize=64)
+def _rendered(digit: int, height: int, font: str) -> tuple[np.ndarray, float, float]:
+    """`digit` drawn by FreeType with an '8' `height` pixels tall, cropped, with its centre."""
     face = _face(font, max(4, round(height / _eight_height(font))))
     left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
     canvas = Image.new("L", (right - left + 4, bottom - top + 4), 0)
     ImageDraw.Draw(canvas).text((2 - left, 2 - top), str(digit), font=face, fill=255, anchor="lt")
-    return _soften(_centred(np.asarray(canvas)), soft)
+    return _centred(np.asarray(canvas))
 
 
 def _soften(shape: tuple[np.ndarray, float, float], soft: bool) -> tuple[np.ndarray, float, float]:
@@ -131,8 +150,8 @@ def _hershey(text: str, scale: float) -> np.ndarray:
 
 def _centred(alpha: np.ndarray) -> tuple[np.ndarray, float, float]:
     """Crop `alpha` to its ink plus a 1 px margin; return it with the ink box centre."""
-    ys, xs = np.nonzero(alpha > 0)
-    y0, y1, x0, x1 = ys.min() - 1, ys.max() + 2, xs.min() - 1, xs.max() + 2
+    x, y, w, h = cv2.boundingRect(np.ascontiguousarray(alpha))  # of the non-zero pixels
+    y0, y1, x0, x1 = y - 1, y + h + 1, x - 1, x + w + 1
     patch = np.ascontiguousarray(alpha[max(0, y0) : y1, max(0, x0) : x1])
     patch.flags.writeable = False
     return patch, (x1 - x0 - 1) / 2, (y1 - y0 - 1) / 2
@@ -201,7 +220,15 @@ def printed_height(blobs: dict, heights: np.ndarray) -> float | None:
     """Median ink height / cell height of the printed digits `blobs` {(r, c): box}; None
     when fewer than three were found."""
     ratios = [box[3] / heights[cell] for cell, box in blobs.items()]
-    return float(np.median(ratios)) if len(ratios) >= 3 else None
+    return float(statistics.median(ratios)) if len(ratios) >= 3 else None
+
+
+def _quantile(values: np.ndarray, q: float) -> float:
+    """The `q` quantile (nearest rank) of `values`; np.percentile's first call imports
+    numpy.ma, tens of milliseconds a worker process would pay on its first photo."""
+    flat = np.ravel(values)
+    k = min(len(flat) - 1, round(q * (len(flat) - 1)))
+    return float(np.partition(flat, k)[k])
 
 
 def print_blur(image: np.ndarray, inverse: np.ndarray, blobs: dict) -> float:
@@ -224,11 +251,11 @@ def print_blur(image: np.ndarray, inverse: np.ndarray, blobs: dict) -> float:
         gray = cv2.cvtColor(image[y0:y1, x0:x1], cv2.COLOR_BGR2GRAY).astype(np.float32)
         gx = cv2.Sobel(gray, cv2.CV_32F, 1, 0, ksize=3) / 8
         gy = cv2.Sobel(gray, cv2.CV_32F, 0, 1, ksize=3) / 8
-        slope = float(np.percentile(np.hypot(gx, gy), 99.5))
-        lo, hi = np.percentile(gray, [3, 97])
+        slope = _quantile(np.hypot(gx, gy), 0.995)
+        lo, hi = _quantile(gray, 0.03), _quantile(gray, 0.97)
         if slope > 0 and hi - lo > 30:
             sigmas.append((hi - lo) / (2.5 * slope))
-    return float(np.median(sigmas)) if sigmas else 0.0
+    return float(statistics.median(sigmas)) if sigmas else 0.0
 
 
 # ---------------------------------------------------------------------------------------------
