@@ -135,3 +135,26 @@ def test_accepts_bgr_and_other_sizes():
 def test_rejects_non_square_or_tiny_input(shape):
     with pytest.raises(ValueError, match="square grid image"):
         cut_cells(np.zeros(shape, np.uint8))
+
+
+def test_faint_digit_is_found_by_a_second_look():
+    """A digit printed much lighter than the rest (glare, a worn print) is still a digit."""
+    digits = some_digits(5)
+    img = printed_grid(digits)
+    faint = int(np.flatnonzero(digits == 0)[3])
+    r, c = divmod(faint, 9)
+    cv2.putText(
+        img,
+        "7",
+        (int((c + 0.3) * CELL), int((r + 0.78) * CELL)),
+        cv2.FONT_HERSHEY_SIMPLEX,
+        CELL / 45,
+        165,
+        2,
+        cv2.LINE_AA,
+    )
+    cells = cut_cells(img)
+    expected = digits > 0
+    expected[faint] = True
+    assert np.array_equal(cells.ink, expected)
+    assert cells.contrast[faint] < 0.6 * np.median(cells.contrast[digits > 0])
