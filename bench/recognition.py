@@ -48,7 +48,13 @@ def measure(photos, engine: str) -> dict:
         cut_ms.append((t1 - t0) * 1000)
         read_ms.append((t2 - t1) * 1000)
     return dict(
-        confusion=confusion, full=full, n=len(photos), cut_ms=cut_ms, read_ms=read_ms, wrong=wrong
+        confusion=confusion,
+        full=full,
+        n=len(photos),
+        cut_ms=cut_ms,
+        read_ms=read_ms,
+        cpu_ms=cpu_ms,
+        wrong=wrong,
     )
 
 
@@ -90,9 +96,11 @@ def main() -> None:
         photos = [p for p in photos if held_out(p)]
     if args.limit:
         photos = photos[: args.limit]
+    puzzles = len({p.puzzle for p in photos})
     print(
         f"model: {args.model or 'shipped vision/models/digits.npz'}; photos: "
-        f"{'held-out puzzles only' if args.holdout else 'all labelled'} ({len(photos)})"
+        f"{'held-out puzzles only' if args.holdout else 'all labelled'} "
+        f"({len(photos)} photos of {puzzles} puzzles); load average {os.getloadavg()[0]:.1f}"
     )
     for engine in args.engine or ENGINES:
         report(engine, measure(photos, engine))
