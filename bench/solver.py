@@ -192,16 +192,17 @@ def main() -> None:
             if method == "fast batch/u":
                 bad += int((counts != 1).sum())
             rates[method] = (n / seconds, n, bad)
-        rows.append((label, n_all, rates))
+        nodes = fast.search_nodes(values, g) / n_all
+        rows.append((label, n_all, rates, nodes))
         ref = rates["reference"][0]
         cells = "  ".join(f"{m}={r:,.0f}/s" for m, (r, _, _) in rates.items())
         print(f"#   {label}: {cells}", file=sys.stderr, flush=True)
 
-    header = f"| set | puzzles | {' | '.join(methods)} | target (batch) |"
+    header = f"| set | puzzles | {' | '.join(methods)} | target (batch) | fast: branches/puzzle |"
     print()
     print(header)
-    print("|" + " --- |" * (len(methods) + 3))
-    for label, n_all, rates in rows:
+    print("|" + " --- |" * (len(methods) + 4))
+    for label, n_all, rates, nodes in rows:
         ref = rates["reference"][0]
         cells = []
         for m in methods:
@@ -212,7 +213,7 @@ def main() -> None:
         batch = rates["fast batch"][0]
         target = TARGETS[label]
         verdict = "met" if batch >= target else "MISSED"
-        print(f"| {label} | {n_all} | {' | '.join(cells)} | {target:,} {verdict} |")
+        print(f"| {label} | {n_all} | {' | '.join(cells)} | {target:,} {verdict} | {nodes:.1f} |")
     print()
     print("[n] = subsample of the first n puzzles; (k×) = speed relative to the reference.")
     dlx_ratio = rows[1][2]["dlx batch"][0] / rows[1][2]["reference"][0]

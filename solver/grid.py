@@ -180,7 +180,7 @@ def _board_rows(text: str) -> list[str]:
         line = line.strip()
         if not line or line.startswith("#") or _is_separator(line):
             continue
-        rows.append("".join(ch for ch in line if ch not in _CELL_SEPARATORS).upper())
+        rows.append("".join(ch for ch in line if ch not in _CELL_SEPARATORS))
     return rows
 
 
@@ -272,6 +272,7 @@ def _values(symbols: list[tuple[int, str]], geometry: Geometry, alphabet: str) -
             continue
         if ch in blanks:
             continue
+        ch = ch.upper() if ch.upper() in index else ch
         if ch not in index:
             raise PuzzleFormatError(
                 f"{where} (position {pos + 1}): {ch!r} is not a symbol of this "

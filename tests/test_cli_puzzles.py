@@ -64,7 +64,7 @@ def test_grid_invalid_unsolvable_and_multiple_exit_one():
 def test_grid_bad_text_is_a_usage_error_naming_the_character():
     done = run("grid", "." * 40 + "x" + "." * 40)
     assert done.returncode == 2
-    assert "r5c5" in done.stderr and "'X'" in done.stderr and "Traceback" not in done.stderr
+    assert "r5c5" in done.stderr and "'x'" in done.stderr and "Traceback" not in done.stderr
 
 
 def test_grid_count_and_all():

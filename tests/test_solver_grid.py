@@ -51,7 +51,7 @@ def test_pretty_board_with_separators_parses_back():
     ("text", "words"),
     [
         ("1" * 80, ["80"]),
-        ("x" + "." * 80, ["r1c1", "'X'"]),
+        ("x" + "." * 80, ["r1c1", "'x'"]),
         ("." * 40 + "%" + "." * 40, ["r5c5", "'%'", "position 41"]),
         ("123\n456", ["2 rows"]),
         ("\n".join(["." * 9] * 8 + ["." * 8]), ["row 9", "8 symbols"]),
