@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 import pytest
+from service_support import PLAIN, shared_server
 
-from api.service.local import LocalServer
 from vision.synthetic import make_photo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -31,10 +31,8 @@ PHONE = {"width": 390, "height": 844}
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    log = tmp_path_factory.mktemp("serve") / "server.log"
-    with LocalServer(workers=1, log_path=log) as server:
-        yield server
+def server():
+    return shared_server()
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +53,7 @@ def cell_values(page) -> str:
 
 
 def test_photo_to_solved_board_and_fix_a_cell(server, browser, tmp_path):
-    photo = make_photo(31, size=(800, 600))
+    photo = make_photo(31, size=(800, 600), **PLAIN)
     solution = "".join(str(v) for v in photo.solution.ravel())
     context = browser.new_context(
         viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True

@@ -17,25 +17,21 @@ import cv2
 import httpx
 import numpy as np
 import pytest
-from service_inputs import png_header_bomb, tiny_png
+from service_support import PLAIN, png_header_bomb, shared_server, tiny_png
 
-from api.service.local import LocalServer
 from vision.synthetic import make_photo
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    log = tmp_path_factory.mktemp("serve") / "server.log"
-    env = {"SUDOKU_LENS_QUEUE_LENGTH": "4", "SUDOKU_LENS_TIMEOUT_S": "30"}
-    with LocalServer(workers=1, env=env, log_path=log) as server:
-        yield server
+def server():
+    return shared_server()
 
 
 @pytest.fixture(scope="module")
 def photo():
-    return make_photo(21, size=(800, 600))
+    return make_photo(21, size=(800, 600), **PLAIN)
 
 
 def post_image(server, data: bytes, *, field="image", name="photo.jpg", timeout=60):
@@ -148,7 +144,7 @@ def test_1000_concurrent_tiny_requests(server):
     assert all((r.status_code, code(r)) != (422, "no_grid") for r in texts)
     assert all((r.status_code, code(r)) != (415, "not_an_image") for r in images)
     busy = [r for r in responses if r.status_code == 503]
-    assert busy, f"500 image jobs at once must overflow a queue of 4: {seen}"
+    assert busy, f"500 image jobs at once must overflow the queue (1 solver + 8 waiting): {seen}"
     assert all(int(r.headers["retry-after"]) >= 1 for r in busy)
     assert seen[(415, "not_an_image")] and seen[(422, "no_grid")], seen
     assert elapsed < 60, f"1000 requests took {elapsed:.1f} s"

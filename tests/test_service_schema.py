@@ -16,17 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from schemathesis import GenerationMode
 from schemathesis.specs.openapi.checks import positive_data_acceptance
-
-from api.service.local import LocalServer
+from service_support import shared_server
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
-    log = tmp_path_factory.mktemp("serve") / "server.log"
-    with LocalServer(workers=1, env={"SUDOKU_LENS_TIMEOUT_S": "20"}, log_path=log) as server:
-        yield server
+def server():
+    return shared_server()
 
 
 @pytest.fixture(scope="module")

@@ -1,13 +1,17 @@
-"""Hostile and tiny inputs for the service tests (a helper module, not a test file)."""
+"""Helpers for the service tests (not a test file): hostile inputs, plain photos, and one
+real server shared by the live, schema and page tests of a pytest process."""
 
 from __future__ import annotations
 
+import atexit
 import functools
 import struct
 import zlib
 
 import cv2
 import numpy as np
+
+from api.service.local import LocalServer
 
 
 @functools.cache
@@ -32,3 +36,22 @@ def tiny_png() -> bytes:
     image = np.full((64, 64, 3), 200, np.uint8)
     cv2.line(image, (0, 0), (63, 63), (0, 0, 0), 2)
     return cv2.imencode(".png", image)[1].tobytes()
+
+
+# The service tests check the service, not the reader's robustness (tests/test_vision_* and
+# bench/reading.py do that): their photos are generated flat, steady and unshadowed.
+PLAIN = dict(curl=0.0, curl_skew=0.0, side_bow=0.0, shadow=0.0, shake=0.0, second_grid=False)
+
+
+_server: LocalServer | None = None
+
+
+def shared_server() -> LocalServer:
+    """`sudoku-lens serve --workers 1` with default limits, started once per test process
+    (each start costs a solver warm-up) and stopped when the process exits."""
+    global _server
+    if _server is None or not _server.alive():
+        _server = LocalServer(workers=1)
+        _server.start()
+        atexit.register(_server.stop)
+    return _server
