@@ -30,7 +30,7 @@ from vision.errors import NoGridFound
 from vision.load import downscale
 
 LOCATE_SIDE = 800  # longest side of the copy the grid is searched in
-CHECK_CELL = 12  # pixels per cell in the square a candidate is verified in
+CHECK_CELL = 20  # pixels per cell in the square a candidate is verified in
 MIN_SCORE = 0.30  # below this no candidate looks like a sudoku grid
 GOOD_SCORE = 0.55  # above this, stop looking
 
@@ -208,10 +208,11 @@ def square_homography(corners: np.ndarray, side: float, margin: float = 0.0) -> 
 def grid_score(gray: np.ndarray, quad: np.ndarray) -> float:
     """How much the quad's inside looks like a sudoku: 10 + 10 evenly spaced dark lines.
 
-    Warps the quad to a square of 9 cells of CHECK_CELL pixels, marks ink, and compares the
-    ink along each expected grid line with the ink along the middles of the cells. About 0.7
-    for a clean sudoku, near 0 for text or a photo; a misfit quad (off by half a cell, a
-    3×3 box, the grid plus a margin) misses lines and scores low.
+    Warps the quad to a square of 9 cells of CHECK_CELL pixels, keeps the ink strokes longer
+    than half a cell (lines, not digits), and compares them along each expected grid line
+    with those along the middles of the cells. About 0.8 for a sudoku, filled in or not;
+    near 0 for text or a photo; a misfit quad (off by half a cell, a 3×3 box, the grid plus
+    a margin) misses lines and scores low.
     """
     cell = CHECK_CELL
     side, margin = 9 * cell, cell // 2
@@ -223,9 +224,18 @@ def grid_score(gray: np.ndarray, quad: np.ndarray) -> float:
         warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
     )
     inside = slice(margin, margin + side)
-    rows = cv2.dilate(ink, np.ones((3, 1), np.uint8))[:, inside].mean(axis=1)
-    cols = cv2.dilate(ink, np.ones((1, 3), np.uint8))[inside, :].mean(axis=0)
+    rows = long_strokes(ink, horizontal=True, length=cell * 3 // 5)[:, inside].mean(axis=1)
+    cols = long_strokes(ink, horizontal=False, length=cell * 3 // 5)[inside, :].mean(axis=0)
     return (line_evidence(rows, cell, margin) + line_evidence(cols, cell, margin)) / 2
+
+
+def long_strokes(ink: np.ndarray, horizontal: bool, length: int) -> np.ndarray:
+    """Ink that runs at least ``length`` pixels along one direction: grid lines stay,
+    printed and hand-written digits (narrower than a cell) go. Thickened across first, so
+    a line tilted by a misfit corner or a curled page still runs long enough."""
+    across = np.ones((3, 1) if horizontal else (1, 3), np.uint8)
+    along = np.ones((1, length) if horizontal else (length, 1), np.uint8)
+    return cv2.morphologyEx(cv2.dilate(ink, across), cv2.MORPH_OPEN, along)
 
 
 def line_evidence(profile: np.ndarray, cell: int, margin: int) -> float:
