@@ -137,6 +137,19 @@ def test_decompression_bomb_is_refused_from_the_header_without_decoding():
     assert time.perf_counter() - start < 0.5  # nothing was decoded
 
 
+def test_a_large_png_is_refused_before_its_pixels_are_decoded():
+    """Pillow decodes a whole PNG to look for EXIF after the pixels: the size check must
+    come first. 60 MP of one colour compresses to about 60 KB."""
+    image = Image.new("L", (10_000, 6_000), 255)
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    del image
+    start = time.perf_counter()
+    with pytest.raises(ImageTooLarge, match="60.0 megapixels"):
+        load_image(buffer.getvalue())
+    assert time.perf_counter() - start < 0.3
+
+
 def test_pixel_limit_is_configurable():
     data = encode_pil(marked_image(400, 300), "PNG")
     assert load_image(data, max_pixels=120_000).shape == (300, 400, 3)

@@ -27,7 +27,7 @@ import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from vision.errors import ImageTooLarge, NotAnImage, Unreadable
+from vision.errors import ImageTooLarge, NotAnImage, Unreadable, VisionError
 
 MAX_PIXELS = 50_000_000
 MIN_SIDE = 32  # a sudoku needs at least a few pixels per cell
@@ -73,8 +73,7 @@ def load_image(
     if isinstance(source, np.ndarray):
         return as_bgr(source, max_pixels=max_pixels)
     data = read_bytes(source)
-    header = read_header(data)
-    check_size(header.width, header.height, max_pixels)
+    header = read_header(data, max_pixels)
     return upright(decode(data, header), header.orientation)
 
 
@@ -99,17 +98,24 @@ def read_bytes(source: bytes | bytearray | memoryview | str | Path) -> bytes:
     return data
 
 
-def read_header(data: bytes) -> Header:
-    """Format, size and EXIF orientation, read lazily: no pixels are decoded here."""
+def read_header(data: bytes, max_pixels: int = MAX_PIXELS) -> Header:
+    """Format, size and EXIF orientation, read lazily: no pixels are decoded here.
+
+    The size is checked before the EXIF data is looked for, because Pillow decodes a whole
+    PNG to find an EXIF chunk stored after the pixels.
+    """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with Image.open(io.BytesIO(data)) as image:
                 width, height = image.size
                 fmt = image.format or "?"
+                check_size(width, height, max_pixels)
                 orientation = exif_orientation(image)
     except UnidentifiedImageError:
         raise NotAnImage(f"not an image (unrecognised data starting {data[:8]!r})") from None
+    except VisionError:
+        raise
     except Image.DecompressionBombError as error:  # Pillow's own guard, far above ours
         found = re.search(r"\((\d+) pixels\)", str(error))
         size = f"{int(found.group(1)) / 1e6:.1f} megapixels" if found else "far too many pixels"
@@ -122,7 +128,9 @@ def read_header(data: bytes) -> Header:
 
 
 def exif_orientation(image: Image.Image) -> int:
-    """EXIF orientation (1-8), 1 when absent or unreadable."""
+    """EXIF orientation (1-8), 1 when absent or unreadable; never decodes pixels."""
+    if image.format == "PNG" and "exif" not in image.info:
+        return 1  # an EXIF chunk after the pixels would need a full decode to reach
     try:
         value = int(image.getexif().get(0x0112, 1))
     except Exception:
