@@ -285,7 +285,8 @@ def _print_many(board, result, fmt: Format, *, listing: bool, limit: int) -> Non
         else:
             out.print(count_text, highlight=False)
     if not exact:
-        _say(err, f"stopped at the limit of {limit} solutions (raise --limit to go on)")
+        noun = "solution" if limit == 1 else "solutions"
+        _say(err, f"stopped at the limit of {limit} {noun} (raise --limit to go on)")
     elif listing:
         _say(err, f"{count} solution{'s' if count != 1 else ''}")
 
