@@ -116,3 +116,28 @@ def test_bad_requests_are_named():
         make_photo(1, kind="magazine")
     with pytest.raises(ValueError, match="too small"):
         make_photo(1, size=(40, 30))
+
+
+def test_hand_written_digits_are_the_solution_in_empty_cells():
+    photo = make_photo(61, size=(640, 480), filled=0.5, curl=0, curl_skew=0, side_bow=0)
+    written = photo.handwritten > 0
+    empty = photo.givens == 0
+    assert written.sum() == round(0.5 * empty.sum())
+    assert not (written & ~empty).any()
+    assert (photo.handwritten[written] == photo.solution[written]).all()
+    assert make_photo(61, size=(320, 240)).handwritten is None
+    square = np.array([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32) - 0.5
+    h = cv2.getPerspectiveTransform(photo.corners, square)
+    colour = cv2.warpPerspective(photo.image, h, (SIDE, SIDE)).astype(int)
+    step = SIDE // 9
+
+    def blueness(r, c):  # blue minus red of the cell's darkest pixels
+        inner = colour[r * step + 8 : (r + 1) * step - 8, c * step + 8 : (c + 1) * step - 8]
+        pixels = inner.reshape(-1, 3)
+        dark = pixels[np.argsort(pixels.sum(1))[:20]]
+        return float((dark[:, 0] - dark[:, 2]).mean()), float(dark.sum(1).mean() / 3)
+
+    pen = [blueness(r, c) for r, c in np.argwhere(written)]
+    blank = [blueness(r, c) for r, c in np.argwhere(empty & ~written)]
+    assert np.mean([b for b, _ in pen]) > np.mean([b for b, _ in blank]) + 15  # blue ink
+    assert np.mean([v for _, v in pen]) < np.mean([v for _, v in blank]) - 40  # and dark

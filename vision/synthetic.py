@@ -4,7 +4,8 @@ Why: real photos with labels are few; a generator that knows exactly which digit
 cell and where the grid's corners landed lets tests and samples use fresh photos at any size.
 The photo is built the way a real one forms: a flat printed page (grid, digits in one of the
 Debian fonts, a title, columns of text, yesterday's solution as a smaller second grid,
-show-through from the back of the sheet) is bent (page curl), seen by a pinhole camera at an
+show-through from the back of the sheet; on request some cells already written in by hand
+with `filled=0.3`) is bent (page curl), seen by a pinhole camera at an
 angle, lit unevenly, shadowed, blurred, given sensor noise and saved as JPEG. Everything
 follows from one seed.
 
@@ -215,6 +216,8 @@ class Style:
     text: bool = True  # title and columns of words around the grid
     second_grid: bool = True  # yesterday's solution beside the puzzle
     background: tuple[float, float, float] = (90, 110, 140)  # BGR table colour
+    filled: float = 0.0  # share of the empty cells already written in by hand (pen)
+    pen: tuple[float, float, float] = (120, 45, 25)  # BGR ballpoint blue
     extra: dict = field(default_factory=dict)
 
 
@@ -292,6 +295,8 @@ class Page:
     ink: np.ndarray  # (H, W) uint8
     grid_origin: tuple[int, int]
     grid_size: int
+    pen: np.ndarray | None = None  # (H, W) uint8 hand-written digits, if any
+    handwritten: np.ndarray | None = None  # (9, 9) int8 the digits written in, 0 = none
 
 
 def _draw_text_block(draw, rng, font, box, line_height) -> None:
@@ -353,8 +358,15 @@ def _digit_font(style: Style, cell: float):
     return _font(style.digit_font, size)
 
 
-def draw_page(rng: np.random.Generator, style: Style, givens: np.ndarray, grid_size: int) -> Page:
-    """The printed page around a grid of `grid_size` pixels: title, text, second grid."""
+def draw_page(
+    rng: np.random.Generator,
+    style: Style,
+    givens: np.ndarray,
+    grid_size: int,
+    solution: np.ndarray | None = None,
+) -> Page:
+    """The printed page around a grid of `grid_size` pixels: title, text, second grid, and
+    (when `style.filled` and the `solution` are given) some cells written in by hand."""
     g = grid_size
     width, height = round(2.3 * g), round(2.15 * g)
     on_left = rng.random() < 0.6
@@ -410,7 +422,47 @@ def draw_page(rng: np.random.Generator, style: Style, givens: np.ndarray, grid_s
     if style.show_through > 0:  # the back of the sheet, mirrored and soft
         back = cv2.GaussianBlur(cv2.flip(ink, 1), (0, 0), 0.004 * g + 0.5)
         ink = np.maximum(ink, cv2.convertScaleAbs(back, alpha=style.show_through))
-    return Page(ink=ink, grid_origin=(gx, gy), grid_size=g)
+    pen, handwritten = None, None
+    if style.filled > 0 and solution is not None:
+        pen, handwritten = _handwriting(rng, style, givens, solution, (width, height), (gx, gy), g)
+    return Page(ink, (gx, gy), g, pen, handwritten)
+
+
+HAND_FONTS = (
+    "Z003-MediumItalic.otf",
+    "URWBookman-LightItalic.otf",
+    "DejaVuSans-Oblique.ttf",
+    "FreeSerifItalic.ttf",
+)
+
+
+def _handwriting(rng, style: Style, givens, solution, size, origin, g):
+    """A pen layer with `style.filled` of the empty cells written in, a little askew, and
+    which digits those are (9, 9)."""
+    fonts = [path for name in HAND_FONTS for path in _font_paths(name)] or [None]
+    font_path = fonts[rng.integers(len(fonts))]
+    empty = np.argwhere(np.asarray(givens) == 0)
+    chosen = empty[rng.permutation(len(empty))[: round(style.filled * len(empty))]]
+    layer = Image.new("L", size, 0)
+    handwritten = np.zeros((9, 9), np.int8)
+    cell = g / 9
+    for r, c in chosen:
+        digit = str(int(solution[r, c]))
+        face = _font(font_path, max(6, round(cell * rng.uniform(0.55, 0.8))))
+        left, top, right, bottom = face.getbbox(digit, anchor="lt")
+        glyph = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+        ImageDraw.Draw(glyph).text((4 - left, 4 - top), digit, font=face, fill=230, anchor="lt")
+        glyph = glyph.rotate(rng.uniform(-12, 12), resample=Image.BICUBIC, expand=True)
+        x = origin[0] + (c + 0.5 + rng.uniform(-0.1, 0.1)) * cell - glyph.width / 2
+        y = origin[1] + (r + 0.5 + rng.uniform(-0.1, 0.1)) * cell - glyph.height / 2
+        layer.paste(glyph, (round(x), round(y)), glyph)
+        handwritten[r, c] = solution[r, c]
+    return np.asarray(layer), handwritten
+
+
+def _font_paths(name: str) -> tuple[str, ...]:
+    """Installed files called `name` (any font directory)."""
+    return tuple(str(p) for root in FONT_DIRS if root.is_dir() for p in root.rglob(name))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -601,7 +653,7 @@ def _shake_kernel(length: float, angle: float) -> np.ndarray | None:
     return kernel / kernel.sum()
 
 
-def _expose(rng, style: Style, ink: np.ndarray, on_page: np.ndarray, cell_px: float):
+def _expose(rng, style: Style, ink, on_page, cell_px: float, pen=None):
     """The photo the sensor records from ink and page coverage (uint8 maps in photo space):
     paper and table colours, light and shadow, lens blur, sensor noise. BGR uint8.
 
@@ -611,8 +663,14 @@ def _expose(rng, style: Style, ink: np.ndarray, on_page: np.ndarray, cell_px: fl
     f32 = np.float32
     inked = ink.astype(f32) * f32(1 / 255)
     lit = _light_field(rng, style, shape).astype(f32)
-    lit_ink = inked * lit  # the light each layer reflects: ink, paper, table
+    lit_ink = inked * lit  # the light each layer reflects: ink, pen, paper, table
     lit *= 1 - inked
+    lit_pen = None
+    if pen is not None:
+        penned = pen.astype(f32) * f32(1 / 255)
+        lit_pen = penned * lit
+        lit *= 1 - penned
+        del penned
     page = on_page.astype(f32) * f32(1 / 255)
     lit_paper = (1 + 0.012 * _smooth_noise(rng, shape, 40)) * page * lit
     lit *= 1 - page
@@ -628,6 +686,8 @@ def _expose(rng, style: Style, ink: np.ndarray, on_page: np.ndarray, cell_px: fl
         channel = lit_table * f32(style.background[c] * cast[c])
         channel += lit_paper * f32(style.paper[c] * cast[c])
         channel += lit_ink * f32(style.ink[c] * cast[c])
+        if lit_pen is not None:
+            channel += lit_pen * f32(style.pen[c] * cast[c])
         cv2.GaussianBlur(channel, (0, 0), sigma, dst=channel)
         if streak is not None:
             cv2.filter2D(channel, -1, streak, dst=channel, borderType=cv2.BORDER_REFLECT)
@@ -658,6 +718,7 @@ class SyntheticPhoto:
     corners: np.ndarray
     style: Style
     seed: int
+    handwritten: np.ndarray | None = None  # (9, 9) int8 digits written in by hand, 0 = none
 
 
 def render_photo(
@@ -681,15 +742,18 @@ def render_photo(
     rng = np.random.default_rng([seed, 1])
     style = style or random_style(rng, kind)
     grid_px = style.grid_fraction * min(width, height)
-    page = draw_page(rng, style, givens, max(90, round(1.3 * grid_px)))
+    page = draw_page(rng, style, givens, max(90, round(1.3 * grid_px)), solution)
     camera = place_camera(style, page, size)
     map_x, map_y = camera.page_maps(width, height)
     ink = cv2.remap(page.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
     sheet = np.full(page.ink.shape, 255, np.uint8)
     on_page = cv2.remap(sheet, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    pen = None
+    if page.pen is not None:
+        pen = cv2.remap(page.pen, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
     del map_x, map_y
 
-    image = _expose(rng, style, ink, on_page, grid_px / 9)
+    image = _expose(rng, style, ink, on_page, grid_px / 9, pen)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
     jpeg = buf.tobytes()
     g = page.grid_size
@@ -703,6 +767,7 @@ def render_photo(
         corners=corners.astype(np.float32),
         style=style,
         seed=seed,
+        handwritten=page.handwritten,
     )
 
 
