@@ -5,12 +5,12 @@
 
 Every photo is a synthetic phone photo (vision/synthetic.py) of a puzzle with exactly one
 solution: newspapers, puzzle books and printed sheets at moderate angles, in sizes from
-640x480 to 3000x2250, one of them stored sideways. Same script, same bytes: each photo comes
+640x480 to 3000x2250, one of them stored sideways, one partly solved in pen. Same script, same bytes: each photo comes
 from its own fixed seed.
 
 truth.json maps each file name to its 81-character `givens` and `solution` ("0" = empty),
-the grid's `corners` in the photo (TL, TR, BR, BL of the upright grid, pixels), and how it
-was made (`kind`, `size`, `seed`, font, angles).
+the grid's `corners` in the photo (TL, TR, BR, BL of the upright grid, pixels), the digits
+written in by hand (`handwritten`, 81 characters, or null), and how it was made (`kind`, `size`, `seed`, font, angles).
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ SAMPLES = (
     ("newspaper-04", "newspaper", (960, 1280), 104, {"shaded_boxes": True}),
     ("newspaper-05", "newspaper", (1600, 1200), 105, {}),
     ("newspaper-06", "newspaper", (2000, 1500), 106, {}),
+    ("newspaper-07", "newspaper", (1280, 960), 107, {"filled": 0.3}),  # partly solved in pen
     ("book-01", "book", (1200, 1600), 201, {}),
     ("book-02", "book", (1024, 768), 202, {}),
     ("book-03", "book", (3000, 2250), 203, {}),
@@ -68,6 +69,9 @@ def truth(photo, kind: str, size: tuple[int, int]) -> dict:
         "font": Path(style.digit_font).name if style.digit_font else "Pillow default",
         "angles": {k: round(getattr(style, k), 1) for k in ("roll", "pitch", "yaw")},
         "curl": round(style.curl, 2),
+        "handwritten": synthetic.grid_string(photo.handwritten)
+        if photo.handwritten is not None
+        else None,
     }
 
 
