@@ -90,8 +90,11 @@ def line_masks(ink: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     longer than any digit is wide or tall."""
     cell = ink.shape[0] / 9
     n = max(5, int(cell * 0.9))
-    horizontal = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, n), np.uint8))
-    vertical = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8))
+    # outside the image counts as paper: by default erosion treats it as ink, and a digit
+    # near the border would pass for the end of a line
+    paper = dict(borderType=cv2.BORDER_CONSTANT, borderValue=0)
+    horizontal = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((1, n), np.uint8), **paper)
+    vertical = cv2.morphologyEx(ink, cv2.MORPH_OPEN, np.ones((n, 1), np.uint8), **paper)
     return horizontal, vertical
 
 
