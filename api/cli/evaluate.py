@@ -347,7 +347,7 @@ def register(app: typer.Typer) -> None:
             0, "--limit", "-n", help="read only the first N photos (0 = all)"
         ),
         threads: int = typer.Option(
-            1, "--threads", help="OpenCV threads (1 gives the one-thread latency)"
+            1, "--threads", help="OpenCV and OpenBLAS threads (1 gives the one-thread latency)"
         ),
     ) -> None:
         """Read every photo of a labelled folder; print located %, cell accuracy, confusion, latency."""
