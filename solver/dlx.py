@@ -20,7 +20,6 @@ fewest rows) is compiled by numba with an explicit stack.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
 
 import numpy as np
 from numba import njit
@@ -65,7 +64,8 @@ class ExactCover:
             if len(chosen)
             else np.zeros(0, np.int32)
         )
-        depth = len(self.rows) + 1
+        # A cover holds at most one row per primary column (plus the chosen rows).
+        depth = min(len(self.rows), self.n_primary + len(chosen)) + 1
         out = np.full((max(keep, 1), depth), -1, dtype=np.int32)
         info = np.zeros(2, np.int32)
         count = _search(
@@ -337,6 +337,14 @@ def solve_batch(
     return counts, solutions
 
 
-@lru_cache(maxsize=16)
 def sudoku_cover(geometry: Geometry) -> SudokuCover:
-    return SudokuCover(geometry)
+    """The exact cover matrix of a geometry, built once per Geometry object (by identity:
+    hashing a Geometry would hash all its cells and units on every call)."""
+    entry = _COVERS.get(id(geometry))
+    if entry is None or entry[0] is not geometry:
+        entry = (geometry, SudokuCover(geometry))
+        _COVERS[id(geometry)] = entry
+    return entry[1]
+
+
+_COVERS: dict[int, tuple[Geometry, SudokuCover]] = {}

@@ -30,7 +30,6 @@ computed from per-segment masks (the cells where two units meet) for speed.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
 import numpy as np
 from numba import njit, prange
@@ -101,8 +100,23 @@ class Tables:
         )
 
 
-@lru_cache(maxsize=32)
 def tables_for(geometry: Geometry) -> Tables:
+    """The kernels' tables for a geometry, built once per Geometry object.
+
+    Keyed by identity: hashing a Geometry hashes all its cells and units, which would
+    cost more than solving an easy puzzle.
+    """
+    entry = _TABLES.get(id(geometry))
+    if entry is None or entry[0] is not geometry:
+        entry = (geometry, _build_tables(geometry))
+        _TABLES[id(geometry)] = entry
+    return entry[1]
+
+
+_TABLES: dict[int, tuple[Geometry, Tables]] = {}
+
+
+def _build_tables(geometry: Geometry) -> Tables:
     peers = [sorted(p) for p in geometry.peers]
     width = max(map(len, peers))
     table = np.full((geometry.n_cells, width), -1, dtype=np.int32)

@@ -45,6 +45,9 @@ def _say(console, text: str) -> None:
     console.print(text, markup=False, highlight=False, soft_wrap=True)
 
 
+MAX_LISTED = 100_000  # --all keeps every solution in memory
+
+
 class InputError(Exception):
     """Input that cannot be read at all: exit status 2 with this message."""
 
@@ -112,14 +115,23 @@ def grid(
     except InputError as exc:
         _say(err, f"error: {exc}")
         raise typer.Exit(2) from None
-    from solver import conflicts, solve
+    from solver import SolveResult, conflicts, count_solutions, solve
 
     clashes = conflicts(board)
     if clashes:
         _report_invalid(board, clashes, fmt, err)
         raise typer.Exit(1)
     if count or all_solutions:
-        result = solve(board, method=method.value, limit=limit)
+        if all_solutions and limit > MAX_LISTED:
+            _say(err, f"error: --all lists at most {MAX_LISTED:,} solutions; use --count beyond")
+            raise typer.Exit(2)
+        # Look for one more than the limit, so "exactly N" and "N or more" differ.
+        if all_solutions:
+            result = solve(board, method=method.value, limit=limit + 1)
+        else:
+            found = count_solutions(board, limit=limit + 1, method=method.value)
+            status = {0: "none", 1: "unique"}.get(found, "multiple")
+            result = SolveResult(status, [], found, "", limit + 1)
         _print_many(board, result, fmt, listing=all_solutions, limit=limit)
         raise typer.Exit(0)
     result = solve(board, method=method.value, limit=2)
