@@ -9,8 +9,12 @@ from __future__ import annotations
 import io
 import json
 import logging
+import os
+import subprocess
+import sys
 import tempfile
 import time
+from pathlib import Path
 
 import cv2
 import numpy as np
@@ -408,3 +412,13 @@ def test_png_bomb_helper_is_a_real_png():
     with Image.open(io.BytesIO(png_header_bomb(300, 200))) as image:
         assert image.size == (300, 200)
         image.load()
+
+
+def test_serve_refuses_a_bad_limit_with_a_clear_message():
+    script = Path(sys.executable).with_name("sudoku-lens")
+    env = {**os.environ, "SUDOKU_LENS_MAX_PIXELS": "lots"}
+    done = subprocess.run(
+        [str(script), "serve"], env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "SUDOKU_LENS_MAX_PIXELS='lots' is not a valid int" in done.stderr
