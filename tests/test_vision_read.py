@@ -62,6 +62,7 @@ def test_a_sideways_photo_is_read_upright(k):
     turned = np.ascontiguousarray(np.rot90(shot.image, k))
     reading = vision.read_image(turned)
     assert (reading.givens == shot.givens).sum() >= 80
+    assert list(reading.timings) == ["load", "locate", "warp", "cells", "recognise"]
     assert reading.turns != 0
     h, w = shot.image.shape[:2]
     # where the upright grid's top-left corner lands in the turned photo
