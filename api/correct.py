@@ -152,20 +152,23 @@ def removal_cost(log_read: float) -> float:
 def _moves(
     values: np.ndarray, logp: np.ndarray, per_cell: int, max_move_cost: float
 ) -> list[tuple[float, int, int]]:
-    """(cost, cell, new value) of every plausible single-cell change, cheapest first."""
-    moves = []
-    for cell in range(81):
-        read = int(values[cell])
-        options = []
-        for v in range(10):
-            if v == read:
-                continue
-            cost = max(0.0, logp[cell, read] - logp[cell, v])
-            if v == 0:
-                cost = min(cost, removal_cost(logp[cell, read]))
-            if cost <= max_move_cost:
-                options.append((cost, cell, v))
-        moves.extend(sorted(options)[:per_cell])
+    """(cost, cell, new value) of every plausible single-cell change, cheapest first: at
+    most `per_cell` per cell, none dearer than `max_move_cost`."""
+    cells = np.arange(81)
+    read = logp[cells, values.astype(np.int64)]
+    cost = np.maximum(read[:, None] - logp, 0.0)
+    drop = np.array([removal_cost(x) for x in read])
+    cost[:, 0] = np.where(values > 0, np.minimum(cost[:, 0], drop), cost[:, 0])
+    cost[cells, values.astype(np.int64)] = np.inf  # not a change
+    order = np.argsort(cost, axis=1, kind="stable")[:, :per_cell]
+    picked = np.take_along_axis(cost, order, axis=1)
+    keep = picked <= max_move_cost
+    moves = [
+        (float(c), int(cell), int(v))
+        for cell, v, c in zip(
+            np.repeat(cells, per_cell)[keep.ravel()], order[keep], picked[keep], strict=True
+        )
+    ]
     moves.sort()
     return moves
 
@@ -309,8 +312,7 @@ def _search(values, moves, pairs, count, found, limits, max_steps, over_time):
     costs = [m[0] for m in moves]
     must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
     peers = [set(PEERS[cell].tolist()) for cell in range(81)]
-    # the cells that already hold the digit a move writes: each must change too
-    blockers = [{int(c) for c in PEERS[cell] if v and values[c] == v} for _, cell, v in moves]
+    blockers = _Blockers(values, moves)
     found = list(found)  # (cost, moves, grid, solution)
     tried = steps = 0
     limit = min(max_cost, found[0][0]) + window if found else max_cost
@@ -335,6 +337,22 @@ def _search(values, moves, pairs, count, found, limits, max_steps, over_time):
             if len(found) == 1:
                 limit = min(max_cost, total) + window
     return found, math.inf, tried, False
+
+
+class _Blockers(dict):
+    """For move i, the cells that already hold the digit it writes (each must change too);
+    worked out only for the moves the search actually reaches."""
+
+    def __init__(self, values: np.ndarray, moves: list):
+        super().__init__()
+        self.values, self.moves = values, moves
+
+    def __missing__(self, i: int) -> set[int]:
+        _, cell, v = self.moves[i]
+        peers = PEERS[cell]
+        found = {int(c) for c in peers[self.values[peers] == v]} if v else set()
+        self[i] = found
+        return found
 
 
 def _consistent(chosen, moves, blockers, must_touch, peers) -> bool:
