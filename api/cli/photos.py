@@ -233,8 +233,12 @@ def solve_file(photo: str, target: str | None, engine: str | None, use_rules: bo
         else:
             written = None
             if target and result.overlay_bytes is not None:
-                _write_atomically(Path(target), result.overlay_bytes)
-                written = target
+                try:
+                    _write_atomically(Path(target), result.overlay_bytes)
+                    written = target
+                except OSError as error:
+                    result.status = "error"
+                    result.message = f"solved, but {target} could not be written: {error}"
             record = result.to_model(file=photo, output=written).model_dump()
     except KeyboardInterrupt:
         raise
