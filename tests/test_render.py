@@ -178,3 +178,19 @@ def test_bad_arguments_are_named():
         draw_solution(image, np.eye(3), 90, np.zeros((9, 9), int), cell_boxes=np.zeros((81, 3)))
     with pytest.raises(ValueError, match="format"):
         encode(image, "gif")
+
+
+def test_digits_follow_the_print_when_the_grid_is_found_a_little_off():
+    photo = flat_photo(62)
+    h = homography(photo.corners)
+    off = np.array([[1, 0, 0.15 * STEP], [0, 1, -0.12 * STEP], [0, 0, 1]]) @ h  # boxes shifted
+    digits = np.where(photo.givens == 0, photo.solution, 0)
+    out = draw_solution(photo.image, off, SIDE, digits, soften=False)
+    strong = (np.abs(out.astype(int) - photo.image.astype(int)).sum(2) > 60).astype(np.uint8)
+    in_square = cv2.warpPerspective(strong, h, (SIDE, SIDE), flags=cv2.INTER_NEAREST)
+    found = ink_boxes(in_square, zip(*np.nonzero(digits), strict=True))
+    errors = [
+        max(abs(x - ((c + 0.5) * STEP - 0.5)), abs(y - ((r + 0.5) * STEP - 0.5)))
+        for (r, c), (x, y, _) in found.items()
+    ]
+    assert np.median(errors) <= 2.5  # on the true cells, not 0.15 of a cell away

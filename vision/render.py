@@ -37,7 +37,7 @@ CORRECTED_COLOUR = (0, 120, 255)  # BGR orange
 OUTLINE_COLOUR = (60, 180, 60)  # BGR green
 DEFAULT_HEIGHT = 0.6  # digit height / cell height when the givens cannot be measured
 MASTER = 256  # digits are drawn once this tall per font, then shrunk to each size
-MEASURED = 12  # printed digits looked at to measure their height
+MEASURED = 40  # printed digits looked at to measure their height and place
 
 FONT_CANDIDATES = (
     "/usr/share/fonts/truetype/liberation/LiberationSans-Bold.ttf",
@@ -223,6 +223,27 @@ def printed_height(blobs: dict, heights: np.ndarray) -> float | None:
     return float(statistics.median(ratios)) if len(ratios) >= 3 else None
 
 
+def print_offsets(blobs: dict, centres: np.ndarray, heights: np.ndarray) -> np.ndarray:
+    """(9, 9, 2) where the print sits relative to each cell's centre, in square pixels.
+
+    A smooth field through the printed digits' offsets (Gaussian weights, 1.2 cells): on a
+    curled page, or with cell boxes a little off, our digits then line up with the print
+    around them. At most 0.25 of a cell.
+    """
+    if not blobs:
+        return np.zeros((9, 9, 2))
+    cells = np.array(list(blobs))  # (n, 2) row, column
+    boxes = np.array(list(blobs.values()), np.float64)  # x, y, w, h
+    ink = boxes[:, :2] + (boxes[:, 2:] - 1) / 2
+    shift = ink - centres[cells[:, 0], cells[:, 1]]  # (n, 2)
+    rows, cols = np.mgrid[0:9, 0:9]
+    d2 = (rows[..., None] - cells[:, 0]) ** 2 + (cols[..., None] - cells[:, 1]) ** 2
+    weight = np.exp(-d2 / (2 * 1.2**2))  # (9, 9, n)
+    offsets = weight @ shift / weight.sum(-1, keepdims=True)
+    limit = 0.25 * heights[..., None]
+    return np.clip(offsets, -limit, limit)
+
+
 def _quantile(values: np.ndarray, q: float) -> float:
     """The `q` quantile (nearest rank) of `values`; np.percentile's first call imports
     numpy.ma, tens of milliseconds a worker process would pay on its first photo."""
@@ -405,9 +426,10 @@ def draw_solution(
     drawn = list(zip(*np.nonzero((digits > 0) | corrected), strict=True))
     tints = paper_tints(square, centres, heights)
     scales = 1.25 * local_scales(inverse, centres, heights)  # patch px per square px
+    places = centres + print_offsets(blobs, centres, heights)
     out = image if inplace else image.copy()
     for r, c in drawn:
-        at, h, scale = centres[r, c], heights[r, c], scales[r, c]
+        at, h, scale = places[r, c], heights[r, c], scales[r, c]
         soft = blur > 0.8
         if soft:  # a patch pixel of 0.8 blur, itself blurred by one: as soft as the print
             scale /= blur
@@ -421,6 +443,9 @@ def draw_solution(
             ink = np.multiply(CORRECTED_COLOUR if corrected[r, c] else colour, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
         if corrected[r, c]:
+            if (r, c) in blobs:  # around the print itself
+                x, y, w, bh = blobs[r, c]
+                at = (x + (w - 1) / 2, y + (bh - 1) / 2)
             patch, gx, gy = ring(round(0.9 * h * scale), soft)
             ink = np.multiply(CORRECTED_COLOUR, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
