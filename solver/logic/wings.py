@@ -117,7 +117,7 @@ def w_wings(grid: Candidates) -> Iterator[Step]:
                             yield Step(
                                 "W-wing",
                                 f"W-wing: {grid.name(p)} and {grid.name(q)} both hold "
-                                f"{grid.symbol(x)}{grid.symbol(y)}; {grid.unit_name(unit)} "
+                                f"{grid.symbol(min(x, y))}{grid.symbol(max(x, y))}; {grid.unit_name(unit)} "
                                 f"must put {grid.symbol(x)} in {grid.name(end_p)} or "
                                 f"{grid.name(end_q)}, which see them, so they cannot both be "
                                 f"{grid.symbol(x)}: one is {grid.symbol(y)}, and a cell seeing "
