@@ -87,8 +87,9 @@ def check_image(data: bytes, max_pixels: int) -> str:
     Only the header is read: Pillow's lazy open gives format and size without decoding a
     pixel, so a text file named .jpg, a decompression bomb or a 1x1 pixel is refused here,
     in the event loop, in well under a millisecond, and never occupies a solver process.
-    (Not `vision.load.read_header`: for a PNG it also looks for EXIF, which makes Pillow
-    decode the whole image, before any size check.) Returns e.g. "JPEG".
+    (Not `vision.load.read_header`: it also reads the EXIF orientation, which for a PNG
+    makes Pillow decode the whole image; fine in a solver process, not on the event loop.)
+    Returns e.g. "JPEG".
     """
     from PIL import Image, UnidentifiedImageError
 
