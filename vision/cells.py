@@ -6,12 +6,18 @@ lines and digits. So we find the grid lines themselves, locally: each horizontal
 for in nine vertical strips (and each vertical line in nine horizontal strips), and every cell
 is bounded by the four line pieces that surround it.
 
-Inside a cell the printed digit is the connected ink blob near the centre; line remnants touch
-the cell border and are long and thin, specks are small. Light is flattened first (each pixel is
-divided by a local background estimate), so shadows and uneven light do not look like ink.
+Inside a cell the printed digit is the connected ink blob near the centre; line pixels (any
+long straight stroke, wherever it runs) are removed first, remnants that touch the cell border
+while long and thin are dropped, specks are small. Light is flattened first (each pixel is
+divided by a local paper estimate), so shadows and uneven light do not look like ink, and the
+ink threshold follows each photo's own contrast. Empty vs digit is decided twice: at the
+photo's usual print level, then, only in empty cells whose middle stands out from the specks
+of the other empty cells, at a lower level (a thin 1 faded by blur or glare). A found blob is
+grown by hysteresis into the fainter ink connected to it (the light bar of a blurred 4).
 
-The digit is then normalised for recognition: cropped to its ink, scaled to a fixed height,
-centred in an S x S square, ink bright (255) on black, its contrast stretched.
+The digit is then normalised for recognition: cropped to its ink, scaled so its longer side is
+20 px, centred in a 28 x 28 square (MNIST-like), ink bright (255) on black, its darkness
+stretched between the faint level and its own strong ink.
 
 >>> import numpy as np
 >>> cells = cut_cells(np.full((450, 450), 255, np.uint8))
