@@ -172,7 +172,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         tmp = Path(tmp)
         # 3 (and 1): the real command over the 160 photos, 1 then 2 workers
-        rates, cpu_per_photo = {}, {}
+        rates, cpu_per_photo, cores = {}, {}, {}
         load_before = os.getloadavg()[0]
         for workers in (1, 2):
             report = tmp / f"w{workers}.jsonl"
@@ -189,6 +189,7 @@ def main() -> None:
             )
             rates[workers] = len(photos) / seconds
             cpu_per_photo[workers] = cpu / len(photos) * 1000
+            cores[workers] = cpu / seconds
             print(
                 f"solve --workers {workers}: {len(photos)} photos in {seconds:.1f} s,"
                 f" {cpu:.1f} CPU s",
@@ -266,6 +267,14 @@ def main() -> None:
             row(
                 "CPU ms per photo, 1 worker / 2 workers (start-up included)",
                 f"{cpu_per_photo[1]:.0f} / {cpu_per_photo[2]:.0f}",
+                "",
+                None,
+            )
+        )
+        lines.append(
+            row(
+                "cores actually used (CPU s / wall s), 1 worker / 2 workers",
+                f"{cores[1]:.2f} / {cores[2]:.2f}",
                 "",
                 None,
             )
