@@ -478,7 +478,10 @@ def _solve_chunk(
 
     outcomes: list = [None] * len(chunk)
     readable = []
+    plain = _solve_plain_lines(chunk, outcomes, method, first, jobs, fmt, variant, alphabet)
     for k, (_, text) in enumerate(chunk):
+        if k in plain:
+            continue
         try:
             readable.append((k, _parse_line(text, variant, alphabet)))
         except PuzzleFormatError as exc:
@@ -500,13 +503,66 @@ def _solve_chunk(
             _fail(sink, tally, err, fmt, number, text, status, detail)
 
 
+def _solve_plain_lines(chunk, outcomes, method, first, jobs, fmt, variant, alphabet) -> set[int]:
+    """The common case at full speed: plain 81-character 9×9 lines are read, solved and
+    formatted as whole arrays, without a Puzzle object per line. Fills `outcomes` for the
+    lines it settles (solutions as ready-made lines) and returns their indices."""
+    if method is not Method.fast or fmt is Format.pretty:
+        return set()
+    if variant not in (None, Variant.standard) or alphabet not in (None, "123456789"):
+        return set()
+    import numpy as np
+
+    from solver import fast
+
+    picked = [k for k, (_, text) in enumerate(chunk) if len(text) == 81 and text.isascii()]
+    if not picked:
+        return set()
+    raw = np.frombuffer("".join(chunk[k][1] for k in picked).encode("ascii"), np.uint8)
+    values = _digit_table()[raw.reshape(-1, 81)]
+    good = (values >= 0).all(axis=1)
+    picked = [k for k, ok in zip(picked, good, strict=True) if ok]
+    values = values[good]
+    if not picked:
+        return set()
+    limit = 1 if first else 2
+    if jobs > 1:
+        counts, solutions = fast.solve_parallel(values, limit=limit, workers=jobs)
+    else:
+        counts, solutions = fast.solve_batch(values, limit=limit)
+    text = (solutions + ord("0")).astype(np.uint8).tobytes().decode("ascii")
+    settled = set()
+    for row, k in enumerate(picked):
+        if counts[row] == 1:
+            outcomes[k] = ("solved", text[row * 81 : row * 81 + 81])
+            settled.add(k)
+        elif counts[row] > 1:
+            outcomes[k] = ("multiple", "")
+            settled.add(k)
+    return settled  # no solution: left to the general path, which finds the reason
+
+
+def _digit_table():
+    """Byte -> value for 9×9 lines: 1-9 digits, 0 for blanks, -1 for anything else."""
+    import numpy as np
+
+    global _DIGITS
+    if _DIGITS is None:
+        _DIGITS = np.full(256, -1, np.int8)
+        _DIGITS[np.frombuffer(b"0.?-_", np.uint8)] = 0
+        _DIGITS[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10)
+    return _DIGITS
+
+
 def _write_solution(sink, tally, fmt, number, text, status, solved, graded=None) -> None:
+    """Write one solved line; `solved` is a Puzzle, or already a formatted 9×9 line."""
     from solver.grid import format_line, format_pretty
 
+    solved_line = solved if isinstance(solved, str) else format_line(solved)
     tally.add(status, True)
     column = f" {graded.level} {graded.score}" if graded is not None else ""
     if fmt is Format.json:
-        doc = {"line": number, "puzzle": text, "status": status, "solution": format_line(solved)}
+        doc = {"line": number, "puzzle": text, "status": status, "solution": solved_line}
         if graded is not None:
             doc["grade"] = graded.to_dict()
         sink.write(json.dumps(doc) + "\n")
@@ -514,7 +570,7 @@ def _write_solution(sink, tally, fmt, number, text, status, solved, graded=None)
         grade_line = f"grade:{column}\n" if column else ""
         sink.write(grade_line + format_pretty(solved) + "\n\n")
     else:
-        sink.write(format_line(solved) + column + "\n")
+        sink.write(solved_line + column + "\n")
 
 
 def _fail(sink, tally, err, fmt, number, text, status, reason) -> None:
@@ -536,14 +592,9 @@ def _parse_line(text: str, variant: Variant | None, alphabet: str | None):
     if len(text) == 81 and variant in (None, Variant.standard) and alphabet in (None, "123456789"):
         import numpy as np
 
-        global _DIGITS
-        if _DIGITS is None:
-            _DIGITS = np.full(256, -1, np.int8)
-            _DIGITS[np.frombuffer(b"0.?-_", np.uint8)] = 0
-            _DIGITS[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10)
         raw = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
         if raw.size == 81:
-            values = _DIGITS[raw]
+            values = _digit_table()[raw]
             if (values >= 0).all():
                 from solver.grid import Puzzle, _for_size
 
