@@ -241,14 +241,11 @@ def long_strokes(ink: np.ndarray, horizontal: bool, length: int) -> np.ndarray:
 def line_evidence(profile: np.ndarray, cell: int, margin: int) -> float:
     """Mean ink on the 10 expected lines minus ink on the 9 cell middles, lines capped so
     one thick border cannot make up for missing inner lines."""
-    reach = max(1, cell // 6)
-    lines = [
-        profile[max(0, p - reach) : p + reach + 1].max() for p in margin + cell * np.arange(10)
-    ]
-    middles = [
-        profile[p - reach : p + reach + 1].mean() for p in margin + cell * np.arange(9) + cell // 2
-    ]
-    return float(np.minimum(lines, 0.9).mean() - np.mean(middles))
+    reach = min(max(1, cell // 6), margin)
+    windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
+    lines = windows[margin - reach + cell * np.arange(10)].max(axis=1)
+    middles = windows[margin - reach + cell * np.arange(9) + cell // 2].mean(axis=1)
+    return float(np.minimum(lines, 0.9).mean() - middles.mean())
 
 
 # --- refinement --------------------------------------------------------------------------
@@ -267,12 +264,13 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     ten lines; fitting an evenly spaced comb of ten lines to each half's ink profile places
     the outer lines from the whole grid's evidence, not from four corner pixels. The corners
     are where the fitted outer lines (through the line centres) meet, mapped back through the
-    homography. A coarse pass (24 px per cell, up to half a cell off) is followed, when the
-    grid is large in the photo, by a fine one (64 px per cell, within a coarse pixel) so a
-    12 MP grid is placed to a pixel or two rather than to a tenth of a cell.
+    homography. A coarse pass (24 px per cell, up to half a cell off) is followed by a fine
+    one (one square pixel for two photo pixels, 24 to 64 px per cell, within a coarse pixel)
+    that moves the corners to the border's outer edge, so a 12 MP grid is placed to a pixel
+    or two rather than to a tenth of a cell.
     """
     corners = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08, step=0.5)
-    cell = int(np.clip(grid_side(corners) / 9, REFINE_CELL, FINE_CELL))
+    cell = int(np.clip(grid_side(corners) / 18, REFINE_CELL, FINE_CELL))  # 1 px: 2 photo px
     return fit_outer_lines(gray, corners, cell, reach=1.5 / REFINE_CELL, stretch=0.01, outer=True)
 
 
