@@ -149,6 +149,18 @@ def removal_cost(log_read: float) -> float:
     return min(REMOVAL_COST, max(0.0, log_read - math.log(max((1 - p) / 2, FLOOR))))
 
 
+def _disjoint_pairs(pairs: list[tuple[int, int]]) -> int:
+    """How many conflicting pairs share no cell (a greedy matching): a lower bound on the
+    number of cells any correction must change."""
+    used: set[int] = set()
+    n = 0
+    for a, b in pairs:
+        if a not in used and b not in used:
+            used |= {a, b}
+            n += 1
+    return n
+
+
 def _moves(
     values: np.ndarray, logp: np.ndarray, per_cell: int, max_move_cost: float
 ) -> list[tuple[float, int, int]]:
@@ -252,6 +264,8 @@ def correct(
                 return done("unique", solution=found[0][3])
     if max_changes <= 0 or max_tries <= 0:
         return done("not_found", note="corrections were not asked for")
+    if _disjoint_pairs(pairs) > max_changes:  # each needs its own change: hopeless
+        return done("not_found", note=f"more than {max_changes} cells would have to change")
     moves = _moves(values, logp, per_cell, max_move_cost)
     found, explored, tried, out_of_budget = _search(
         values,
