@@ -212,7 +212,7 @@ def photograph(flat: np.ndarray, rng: np.random.Generator, side: int = WARP_SIDE
         page, cv2.getPerspectiveTransform(corners, dst), (low, low), borderMode=cv2.BORDER_REPLICATE
     )
     img = img.astype(np.float32)
-    sigma = rng.uniform(0, 1.4)
+    sigma = rng.uniform(0, 1.4) if rng.random() < 0.75 else rng.uniform(1.4, 2.6)  # defocus
     if sigma > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
     img *= light(low, rng)
