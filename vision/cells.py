@@ -45,7 +45,7 @@ class Cells:
     ink: (81,) bool, True where a digit-like blob was found.
     boxes: (81, 4) int, x0, y0, x1, y1 of each cell in warped coordinates (inside the lines).
     contrast: (81,) float32, how dark the blob is against its paper (0 when empty);
-        recognition uses it to soften its confidence on faint blobs.
+        a faint blob (found only by the second, lower threshold) has a low one.
     """
 
     images: np.ndarray
