@@ -25,6 +25,7 @@ import numpy as np
 from numba import njit
 
 from solver.geometry import Geometry
+from solver.grid import per_geometry
 
 HEAD = 0  # node 0 is the root; nodes 1..n_columns are column headers
 
@@ -337,14 +338,7 @@ def solve_batch(
     return counts, solutions
 
 
+@per_geometry
 def sudoku_cover(geometry: Geometry) -> SudokuCover:
-    """The exact cover matrix of a geometry, built once per Geometry object (by identity:
-    hashing a Geometry would hash all its cells and units on every call)."""
-    entry = _COVERS.get(id(geometry))
-    if entry is None or entry[0] is not geometry:
-        entry = (geometry, SudokuCover(geometry))
-        _COVERS[id(geometry)] = entry
-    return entry[1]
-
-
-_COVERS: dict[int, tuple[Geometry, SudokuCover]] = {}
+    """The exact cover matrix of a geometry, built once per Geometry object."""
+    return SudokuCover(geometry)

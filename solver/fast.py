@@ -36,6 +36,7 @@ from numba import njit, prange
 
 from solver import geometry as geo
 from solver.geometry import Geometry
+from solver.grid import per_geometry
 
 # Bits set in each 16-bit number: popcount of a 25-bit mask is two lookups.
 POPCOUNT = (
@@ -100,23 +101,9 @@ class Tables:
         )
 
 
+@per_geometry
 def tables_for(geometry: Geometry) -> Tables:
-    """The kernels' tables for a geometry, built once per Geometry object.
-
-    Keyed by identity: hashing a Geometry hashes all its cells and units, which would
-    cost more than solving an easy puzzle.
-    """
-    entry = _TABLES.get(id(geometry))
-    if entry is None or entry[0] is not geometry:
-        entry = (geometry, _build_tables(geometry))
-        _TABLES[id(geometry)] = entry
-    return entry[1]
-
-
-_TABLES: dict[int, tuple[Geometry, Tables]] = {}
-
-
-def _build_tables(geometry: Geometry) -> Tables:
+    """The kernels' tables for a geometry, built once per Geometry object."""
     peers = [sorted(p) for p in geometry.peers]
     width = max(map(len, peers))
     table = np.full((geometry.n_cells, width), -1, dtype=np.int32)
@@ -316,6 +303,8 @@ def _propagate(cand, queue, qt, t, dirty, full, fail):
             cell = queue[qh]
             qh += 1
             bit = cand[cell]
+            # The hottest loop, written out: _remove_from would take a row view of `peers`
+            # (with its reference counting) for every placement.
             for k in range(n_peers[cell]):
                 p = peers[cell, k]
                 m = cand[p]

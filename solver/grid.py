@@ -397,12 +397,26 @@ def _has_repeats(puzzle: Puzzle) -> bool:
     return bool((counts > 1).any())
 
 
-_UNIT_ARRAYS: dict[int, tuple[Geometry, np.ndarray]] = {}
+def per_geometry(build):
+    """Memoise `build(geometry)` per Geometry object.
+
+    Keyed by identity: hashing a Geometry hashes all its cells and units, which costs more
+    than solving an easy puzzle; parsing hands out one Geometry object per shape anyway.
+    """
+    built: dict[int, tuple[Geometry, object]] = {}
+
+    def lookup(geometry: Geometry):
+        entry = built.get(id(geometry))
+        if entry is None or entry[0] is not geometry:
+            entry = (geometry, build(geometry))
+            built[id(geometry)] = entry
+        return entry[1]
+
+    lookup.__doc__ = build.__doc__
+    lookup.__name__ = build.__name__
+    return lookup
 
 
+@per_geometry
 def _unit_array(geometry: Geometry) -> np.ndarray:
-    entry = _UNIT_ARRAYS.get(id(geometry))
-    if entry is None or entry[0] is not geometry:
-        entry = (geometry, np.array(geometry.units, dtype=np.intp))
-        _UNIT_ARRAYS[id(geometry)] = entry
-    return entry[1]
+    return np.array(geometry.units, dtype=np.intp)
