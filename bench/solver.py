@@ -135,7 +135,9 @@ def main() -> None:
     args = parser.parse_args()
     if not (SHARED / "17clue.txt").is_file():
         sys.exit(f"skipped: {SHARED} not present (the benchmark sets live in ../shared/puzzles)")
-    repeats = 1 if args.quick else 3
+    repeats = (
+        1 if args.quick else 5
+    )  # best of 5: the machine is shared, take the least disturbed run
     import numba
 
     g = _for_size(9)
