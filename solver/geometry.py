@@ -98,7 +98,9 @@ def _grid_units(
     for r in range(size):
         units.append((f"{label}row {r + 1}", tuple(cell_at[(r0 + r, c0 + c)] for c in range(size))))
     for c in range(size):
-        units.append((f"{label}column {c + 1}", tuple(cell_at[(r0 + r, c0 + c)] for r in range(size))))
+        units.append(
+            (f"{label}column {c + 1}", tuple(cell_at[(r0 + r, c0 + c)] for r in range(size)))
+        )
     for b in range(size):
         br, bc = divmod(b, size // box_cols)
         cells = tuple(
@@ -174,7 +176,9 @@ def clover() -> Geometry:
     >>> g.rows, g.n_cells, len(g.units)
     (21, 369, 131)
     """
-    covered = sorted({(r0 + r, c0 + c) for r0, c0 in CLOVER_ORIGINS for r in range(9) for c in range(9)})
+    covered = sorted(
+        {(r0 + r, c0 + c) for r0, c0 in CLOVER_ORIGINS for r in range(9) for c in range(9)}
+    )
     cell_at = {p: i for i, p in enumerate(covered)}
     named = []
     grid_labels = ("top-left", "top-right", "centre", "bottom-left", "bottom-right")
