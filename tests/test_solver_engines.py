@@ -221,3 +221,32 @@ def test_clover_geometry_is_exact_cover_of_five_grids():
     g: Geometry = clover()
     result = solve(parse("." * 441, variant="clover"), method="dlx", limit=1)
     assert g.n_cells == 369 and is_solution(parse("." * 441), result.solution)
+
+
+def test_plain_search_stops_at_its_budget():
+    from solver import plain
+
+    with pytest.raises(plain.BudgetExceeded):
+        plain.search(parse("." * 81), limit=10**6, budget=50)
+    count, solutions = plain.search(parse(INKALA), budget=3000)
+    assert count == 1 and is_solution(parse(INKALA), solutions[0])
+
+
+@pytest.mark.parametrize(
+    ("budget", "compiled"), [(3000, False), (1, True)], ids=["plain-answers", "falls-through"]
+)
+def test_fresh_process_uses_the_plain_tier_until_its_budget_runs_out(budget, compiled):
+    """A one-off solve skips numba's start-up unless the puzzle outgrows the plain search."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, solver\n"
+        f"sys.modules['solver.solve'].PLAIN_BUDGET = {budget}\n"
+        f"r = solver.solve({INKALA!r})\n"
+        "print(r.status, ''.join(map(str, r.solution)), 'solver.fast' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    status, solution, loaded = out.stdout.split()
+    assert status == "unique" and is_solution(parse(INKALA), np.array(list(solution), np.int8))
+    assert loaded == str(compiled)

@@ -1,5 +1,5 @@
 """Property tests (hypothesis): solutions obey every constraint and keep every given; the
-two engines agree on counts; text round-trips through every format."""
+engines (and the plain tier) agree on counts; text round-trips through every format."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from solver import parse, solve
+from solver import parse, plain, solve
 from solver.grid import format_line, format_pretty, format_rows
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -75,6 +75,19 @@ def test_fast_and_dlx_agree_on_counts(puzzle):
     assert (fast.status, fast.count) == (dlx.status, dlx.count)
     if fast.status == "unique":
         assert np.array_equal(fast.solution, dlx.solution)
+
+
+@SETTINGS
+@given(puzzles())
+def test_plain_tier_agrees_with_dlx(puzzle):
+    """The plain search answers one-off puzzles in a fresh process; it must count alike."""
+    dlx = solve(puzzle, method="dlx", limit=20)
+    if dlx.status == "invalid":
+        return
+    count, solutions = plain.search(puzzle, limit=20, keep=20)
+    assert count == dlx.count
+    if count < 20:  # below the cap both hold every solution, whatever the search order
+        assert {s.tobytes() for s in solutions} == {s.tobytes() for s in dlx.solutions}
 
 
 BOARDS = st.sampled_from(

@@ -27,7 +27,7 @@ import numpy as np
 from solver.logic.candidates import Candidates
 from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
 from solver.logic.fish import fish
-from solver.logic.forcing import forcing_chains, propagate
+from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
 from solver.logic.singles import full_house, hidden_singles, naked_singles
@@ -125,38 +125,14 @@ class Explanation:
 # -- the solver's answer ------------------------------------------------------------------
 
 
-def _search(grid: Candidates, limit: int, found: list[np.ndarray]) -> None:
-    """Depth-first search with singles propagation (for boards the fast solver lacks)."""
-    _, broken = propagate(grid, rounds=10_000)
-    if broken:
-        return
-    if grid.is_solved:
-        found.append(grid.values.copy())
-        return
-    counts = np.where(grid.values == 0, grid.marks.sum(axis=1), 99)
-    cell = int(np.argmin(counts))
-    for digit in grid.digits_of(cell):
-        if len(found) >= limit:
-            return
-        branch = grid.copy()
-        branch.place(cell, digit)
-        _search(branch, limit, found)
-
-
 def solutions(puzzle, limit: int = 2) -> list[np.ndarray]:
-    """Up to `limit` solutions: the project's solver when present, else a small search."""
-    try:
-        from solver.solve import solve
-    except ImportError:
-        solve = None
-    if solve is not None:
-        result = solve(puzzle, limit=limit)
-        if result.status == "invalid":
-            raise ValueError(result.reason or "the puzzle breaks the rules")
-        return [np.asarray(s, dtype=np.int8) for s in result.solutions]
-    found: list[np.ndarray] = []
-    _search(Candidates.from_values(puzzle.geometry, puzzle.values), limit, found)
-    return found
+    """Up to `limit` solutions, from the project's solver."""
+    from solver.solve import solve
+
+    result = solve(puzzle, limit=limit)
+    if result.status == "invalid":
+        raise ValueError(result.reason or "the puzzle breaks the rules")
+    return [np.asarray(s, dtype=np.int8) for s in result.solutions]
 
 
 def _checked_solutions(puzzle) -> list[np.ndarray]:
