@@ -43,8 +43,11 @@ FAIL_NONE, FAIL_CELL, FAIL_UNIT, FAIL_CELL_TWO = 0, 1, 2, 3
 # Locked candidates run when singles stall and at least this many cells are unsolved.
 # Measured on 9×9 (nodes per puzzle, top1465 / hardest-11+): never 52 / 171, always
 # 21 / 140, from 50 unsolved 26 / 163; early in the search they cut the most branches
-# for their cost, late they cost more than the branches they save.
-LOCKED_FROM = 50
+# for their cost, late they cost more than the branches they save. Batch puzzles/s by
+# threshold, two sweeps on a quiet machine (hardest-11+ / top1465 / 17-clue):
+# 0: 4.1k/20.5k/74k, 40: 4.2-4.5k/22k/79k, 50: 4.9-5.0k/23.6k/76k, 55: 5.1k/22.6k/73k,
+# 60: 5.1k/20.3k/70k, never: 5.1k/16.3k/68k. 55 is the one that meets every target.
+LOCKED_FROM = 55
 
 
 @dataclass(frozen=True)
