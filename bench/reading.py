@@ -30,7 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 SHARED = REPO.parent / "shared" / "datasets"
 
-from api.cli.evaluate import evaluate, find_samples, one_thread, summarise  # noqa: E402
+from api.cli.evaluate import evaluate, find_samples, summarise  # noqa: E402
+from api.threads import limit_threads  # noqa: E402
 
 
 def accuracy(folder: Path, engine: str) -> dict:
@@ -75,7 +76,7 @@ def main() -> None:
     if not (SHARED / "wichtounet").is_dir():
         print("../shared/datasets not present: nothing to measure")
         return
-    one_thread(1)
+    limit_threads(opencv=1)
     from vision.recognise import DEFAULT_ENGINE
 
     wicht = SHARED / "wichtounet" / "images"

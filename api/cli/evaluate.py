@@ -250,39 +250,6 @@ def evaluate(
     return outcomes
 
 
-def one_thread(threads: int = 1) -> None:
-    """Limit OpenCV and numpy's OpenBLAS to ``threads`` threads, for a one-thread latency.
-
-    OpenBLAS threads busy-wait: on a loaded machine a 81-cell matrix product can take 100x
-    longer with them than without. The environment variable only works before numpy loads,
-    so the loaded OpenBLAS is told directly (what threadpoolctl does, in a few lines).
-    """
-    import ctypes
-
-    import cv2
-
-    cv2.setNumThreads(threads)
-    try:
-        with open("/proc/self/maps") as maps:
-            libraries = {line.split()[-1] for line in maps if "openblas" in line.lower()}
-    except OSError:
-        return
-    for path in libraries:
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in (
-            "scipy_openblas_set_num_threads64_",
-            "openblas_set_num_threads64_",
-            "scipy_openblas_set_num_threads",
-            "openblas_set_num_threads",
-        ):
-            if hasattr(library, name):
-                getattr(library, name)(ctypes.c_int(threads))
-                break
-
-
 # --- printing ------------------------------------------------------------------------------------
 
 
@@ -347,7 +314,9 @@ def register(app: typer.Typer) -> None:
             0, "--limit", "-n", help="read only the first N photos (0 = all)"
         ),
         threads: int = typer.Option(
-            1, "--threads", help="OpenCV and OpenBLAS threads (1 gives the one-thread latency)"
+            1,
+            "--threads",
+            help="OpenCV threads (BLAS always gets one; 1 gives the one-thread latency)",
         ),
     ) -> None:
         """Read every photo of a labelled folder; print located %, cell accuracy, confusion, latency."""
@@ -358,6 +327,7 @@ def register(app: typer.Typer) -> None:
             err.print(f"error: {folder} is not a folder", soft_wrap=True)
             raise typer.Exit(2)
         import vision
+        from api.threads import limit_threads
         from vision import recognise
 
         if engine is not None and engine not in recognise.ENGINES:
@@ -367,7 +337,7 @@ def register(app: typer.Typer) -> None:
             )
             raise typer.Exit(2)
         engine = engine or recognise.DEFAULT_ENGINE
-        one_thread(threads)
+        limit_threads(opencv=threads)
         samples = find_samples(folder)
         if limit:
             samples = samples[:limit]

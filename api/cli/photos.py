@@ -380,11 +380,10 @@ def _worker_init() -> None:
     """Workers leave Ctrl-C to the parent (which stops handing out work), and use one
     OpenCV thread each: the parallelism is the processes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    import cv2
-
     from api.pipeline import warm_up
+    from api.threads import limit_threads
 
-    cv2.setNumThreads(1)
+    limit_threads(opencv=1)
     warm_up()
 
 
@@ -418,7 +417,9 @@ def _solve_batch(job: dict, as_json: bool) -> int:
             args = [(str(p), str(t), job["engine"], job["use_rules"]) for p, t in tasks]
             if workers == 1:
                 from api.pipeline import warm_up
+                from api.threads import limit_threads
 
+                limit_threads()
                 warm_up()
                 for a in args:
                     done(solve_file(*a), report)

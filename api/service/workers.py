@@ -46,12 +46,15 @@ class PoolClosed(Exception):
     """The pool is shutting down or failed to start."""
 
 
-def worker_main(conn, settings_env: dict[str, str]) -> None:
+def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None = None) -> None:
     """Body of a solver process: warm up, say ready, then answer jobs until told to stop."""
     import os
 
     os.environ.update(settings_env)
     from api.service import jobs
+    from api.threads import limit_threads
+
+    limit_threads(opencv=opencv_threads)
 
     conn.send(("ready", jobs.warm_up()))
     while True:
@@ -131,7 +134,11 @@ class SolverPool:
     async def spawn(self) -> Worker:
         parent, child = self.context.Pipe()
         process = self.context.Process(
-            target=worker_main, args=(child, self.env), daemon=True, name="sudoku-lens-solver"
+            target=worker_main,
+            # Several solver processes share the cores; one alone may use OpenCV's threads.
+            args=(child, self.env, 1 if self.size > 1 else None),
+            daemon=True,
+            name="sudoku-lens-solver",
         )
         process.start()
         child.close()
