@@ -8,6 +8,9 @@ INSTALLED := $(VENV)/.installed
 INSTALLED_DEV := $(VENV)/.installed-dev
 APT_RUN := tesseract-ocr
 APT_TEST := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35
+# `make serve HOST=0.0.0.0` lets a phone on the same network reach the page.
+HOST ?= 127.0.0.1
+PORT ?= 8000
 
 .PHONY: run test serve bench lint format setup setup-dev clean
 
@@ -18,12 +21,13 @@ test: setup-dev
 	$(BIN)/pytest
 
 serve: setup
-	$(BIN)/sudoku-lens serve
+	$(BIN)/sudoku-lens serve --host $(HOST) --port $(PORT)
 
 bench: setup-dev
 	$(BIN)/python bench/solver.py
 	$(BIN)/python bench/reading.py
 	$(BIN)/python bench/pipeline.py
+	$(BIN)/python bench/render.py
 	$(BIN)/python bench/logic.py
 
 lint: setup-dev
