@@ -16,22 +16,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import numpy as np
 
 from api.correct import Change, Correction, cell_confidence, cell_name, conflicting_pairs, correct
-from api.schema import CorrectionModel, PhotoResultModel
+from api.schema import CorrectionModel, PhotoResultModel, PhotoStatus
 
 MIN_GIVENS = 17  # no 9x9 sudoku with fewer givens has a unique solution
-STATUSES = (
-    "solved",
-    "no_grid",
-    "unreadable",
-    "invalid_givens",
-    "no_solution",
-    "multiple_solutions",
-)
+STATUSES = get_args(PhotoStatus)
 
 
 @dataclass

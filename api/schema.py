@@ -22,12 +22,7 @@ PhotoStatus = Literal[
 ]
 # A batch also records files that never became a photo, and unexpected failures.
 BatchStatus = Literal[
-    "solved",
-    "no_grid",
-    "unreadable",
-    "invalid_givens",
-    "no_solution",
-    "multiple_solutions",
+    PhotoStatus,
     "not_an_image",
     "too_large",
     "error",

@@ -163,6 +163,16 @@ def test_solve_photo_returns_result_and_overlay(client, photo, access_log):
     assert all(len(line) < 4000 for line in access_log)
 
 
+def test_an_iphone_heic_photo_is_solved(client, photo):
+    from PIL import Image
+
+    buffer = io.BytesIO()
+    Image.fromarray(cv2.cvtColor(photo.image, cv2.COLOR_BGR2RGB)).save(buffer, "HEIF", quality=90)
+    response = upload(client, buffer.getvalue(), accept="application/json")
+    assert response.status_code == 200, response.text
+    assert response.json()["solution"] == "".join(str(v) for v in photo.solution.ravel())
+
+
 def test_accept_image_returns_the_solved_photo(client, photo):
     jpeg = upload(client, photo.jpeg, accept="image/jpeg")
     assert jpeg.status_code == 200 and jpeg.headers["content-type"] == "image/jpeg"

@@ -53,6 +53,7 @@ def huge_png(width: int, height: int) -> bytes:
         ("WEBP", {"lossless": True}),
         ("BMP", {}),
         ("TIFF", {}),
+        ("HEIF", {"quality": 95}),  # iPhones' default: pillow-heif, a dependency
     ],
 )
 def test_every_supported_format_loads_as_bgr(fmt, options):
@@ -67,11 +68,12 @@ def test_every_supported_format_loads_as_bgr(fmt, options):
     "orientation, corner",
     [(1, (0, 0)), (3, (-1, -1)), (6, (0, -1)), (8, (-1, 0))],  # where the red block ends up
 )
-def test_exif_orientation_is_applied(orientation, corner):
+@pytest.mark.parametrize("fmt", ["JPEG", "HEIF"])
+def test_exif_orientation_is_applied(orientation, corner, fmt):
     image = marked_image()
     exif = Image.Exif()
     exif[0x0112] = orientation
-    loaded = load_image(encode_pil(image, "JPEG", quality=95, exif=exif.tobytes()))
+    loaded = load_image(encode_pil(image, fmt, quality=95, exif=exif.tobytes()))
     turned = orientation in (6, 8)
     assert loaded.shape[:2] == ((120, 80) if turned else (80, 120))
     y = 3 if corner[0] == 0 else loaded.shape[0] - 4

@@ -11,7 +11,8 @@ decoded (OpenCV's libjpeg-turbo, about twice as fast as Pillow; Pillow for forma
 >>> image.shape, image.dtype                        # doctest: +SKIP
 ((3024, 4032, 3), dtype('uint8'))
 
-HEIC/HEIF photos load when the optional ``pillow-heif`` package is installed.
+HEIC/HEIF photos (an iPhone's default) load through ``pillow-heif``, which registers itself
+with Pillow here.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ MAX_PIXELS = 50_000_000
 MIN_SIDE = 32  # a sudoku needs at least a few pixels per cell
 FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "TIFF", "MPO", "HEIF", "AVIF")
 
-try:  # optional: HEIC from iPhones; cheap when the package is there, silent when not
+try:  # a dependency; an install without it still reads every other format
     import pillow_heif
 
     pillow_heif.register_heif_opener()
