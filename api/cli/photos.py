@@ -419,7 +419,8 @@ def _solve_batch(job: dict, as_json: bool) -> int:
                 from api.pipeline import warm_up
                 from api.threads import limit_threads
 
-                limit_threads()
+                # --workers 1 means one core; a lone photo may use OpenCV's threads.
+                limit_threads(opencv=1 if job["workers"] == 1 else None)
                 warm_up()
                 for a in args:
                     done(solve_file(*a), report)
@@ -440,6 +441,9 @@ def _solve_batch(job: dict, as_json: bool) -> int:
 def _in_pool(args: list[tuple], workers: int) -> Iterator[dict]:
     """Records as the workers finish them; a few tasks in flight per worker so Ctrl-C stops
     quickly. A crashed worker (killed, out of memory) fails only its own photo."""
+    from api.pipeline import warm_up
+
+    warm_up()  # once, here: forked workers start warm instead of each paying for it
     pending = list(reversed(args))
     crashes: dict[str, int] = {}
     while pending:
