@@ -117,7 +117,9 @@ def check_image(data: bytes, max_pixels: int) -> str:
         raise ApiError(415, "corrupt_image", f"the image header is corrupt ({error})") from None
     if fmt not in FORMATS:
         raise ApiError(
-            415, "not_an_image", f"{fmt} images are not supported; use JPEG, PNG, WebP, HEIC, BMP or TIFF"
+            415,
+            "not_an_image",
+            f"{fmt} images are not supported; use JPEG, PNG, WebP, HEIC, BMP or TIFF",
         )
     try:
         check_size(width, height, max_pixels)
