@@ -5,8 +5,11 @@ is verified (a valid grid that keeps every given). Methods, all "first solution"
 
 - fast single:   `solver.fast.search_one` called once per puzzle from Python
 - fast batch:    `solver.fast.solve_batch`, the whole set in one compiled call, one thread
+                 (on 9×9 boards this is `solver.bands`, the bitboard kernel)
 - fast batch/u:  the same but counting to 2, i.e. also proving the solution unique
 - fast parallel: `solver.fast.solve_parallel` over every core numba may use
+- generic batch: `solver.fast.solve_batch(generic=True)`, the kernel every other geometry
+                 runs (tables of peers and units), on the same 9×9 puzzles
 - dlx batch:     `solver.dlx.solve_batch`, exact cover, one compiled call, one thread
 - reference:     bench/reference.py, a plain-Python bitmask solver (the yardstick)
 
@@ -144,6 +147,7 @@ def main() -> None:
     warm = np.zeros((2, 81), np.int8)
     t0 = time.perf_counter()
     fast.solve_batch(warm, g)
+    fast.solve_batch(warm, g, generic=True)
     fast.solve_parallel(warm, g)
     fast.search_one(warm[0], g)
     dlx.solve_batch(warm, g)
@@ -162,6 +166,7 @@ def main() -> None:
         "fast batch",
         "fast batch/u",
         "fast parallel",
+        "generic batch",
         "dlx batch",
         "reference",
     )
@@ -185,6 +190,10 @@ def main() -> None:
             elif method == "fast parallel":
                 seconds, (counts, sols) = timed(
                     lambda s=sample: fast.solve_parallel(s, g), repeats, time.perf_counter
+                )
+            elif method == "generic batch":
+                seconds, (counts, sols) = timed(
+                    lambda s=sample: fast.solve_batch(s, g, generic=True), repeats
                 )
             elif method == "dlx batch":
                 seconds, (counts, sols) = timed(lambda s=sample: dlx.solve_batch(s, g), 1)

@@ -138,6 +138,28 @@ def test_dlx_agrees_with_fast_on_hard_puzzles(shared_dir):
     assert np.array_equal(dsolutions, fsolutions)
 
 
+@pytest.mark.parametrize("name", ["top1465.txt", "hardest11plus1000.txt"])
+def test_bitboard_kernel_agrees_with_the_generic_kernel_on_whole_sets(shared_dir, name):
+    lines = (shared_dir / "puzzles" / name).read_text().split()
+    values = np.array([[0 if ch == "." else int(ch) for ch in line] for line in lines], np.int8)
+    counts, solutions = solve_batch(values, limit=2)
+    generic, generic_solutions = solve_batch(values, limit=2, generic=True)
+    assert (counts == 1).all() and np.array_equal(counts, generic)
+    assert np.array_equal(solutions, generic_solutions)
+
+
+def test_only_the_plain_nine_by_nine_board_goes_to_the_bitboard_kernel():
+    from solver.fast import is_standard_9
+
+    assert is_standard_9(parse("." * 81).geometry)
+    assert not is_standard_9(parse("." * 81, variant="diagonal").geometry)
+    assert not is_standard_9(parse("." * 36).geometry)
+    # the diagonal variant still gets its own units: a solution obeys both diagonals
+    diagonal = parse("." * 81, variant="diagonal")
+    counts, solutions = solve_batch(diagonal.values[None, :], diagonal.geometry)
+    assert counts[0] == 1 and is_solution(diagonal, solutions[0])
+
+
 # ----------------------------------------------------------------------------- exact cover
 
 

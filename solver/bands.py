@@ -1,0 +1,453 @@
+"""The 9×9 engine: for each digit, the cells that may still hold it, as three 27-bit bands.
+
+Why a second engine: `solver.fast` reads candidates one cell at a time through tables, so
+that every geometry (16×16, diagonal, clover) can run it. The standard 9×9 board, which is
+what photos, puzzle files and the benchmarks hold, is worth a layout of its own. A band is
+three rows of boxes, 27 cells, so one machine word holds where a digit may go in a band and
+nine digits × three bands describe the board. Then:
+
+- naked singles for a whole band come from a few ORs and ANDs over the nine digit words
+  (a cell with exactly one candidate, or none: a contradiction);
+- a digit's hidden singles in rows and boxes are single-bit tests on shifts of one word,
+  and in columns on the three words folded together; only digits whose words changed since
+  they were last checked are looked at again;
+- a search level is 30 words to copy, and the branch cell (a cell with two candidates,
+  else the fewest) is found band by band with bit-sliced counters.
+
+The same idea as JCZSolve and tdoku's bitboards, written for numba. It answers the same
+questions as `solver.fast` (count up to a limit, keep the first solutions) and is used by it
+for standard 9×9 boards in batch, parallel and photo mode; `fast` keeps the generic kernel
+for everything else and for explaining why a puzzle has no solution.
+
+>>> import numpy as np
+>>> puzzle = np.array([int(ch) for ch in
+...     "530070000600195000098000060800060003400803001700020006060000280000419005000080079"],
+...     np.int8)
+>>> counts, solutions = solve_batch(puzzle[None, :], limit=2)
+>>> int(counts[0]), "".join(map(str, solutions[0][:9]))
+(1, '534678912')
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+BAND = (1 << 27) - 1  # every cell of a band
+ROW = 0x1FF  # one row of a band
+BOX = 0x7 | 0x7 << 9 | 0x7 << 18  # the first box of a band: three cells of each of its rows
+WORDS = 30  # 9 digits × 3 bands, then the placed cells of each band
+
+
+def _peer_masks() -> np.ndarray:
+    """(81, 3): for each cell, its peers in each band (same row, column or box)."""
+    masks = np.zeros((81, 3), np.int64)
+    for cell in range(81):
+        r, c = divmod(cell, 9)
+        for other in range(81):
+            orow, ocol = divmod(other, 9)
+            same_box = orow // 3 == r // 3 and ocol // 3 == c // 3
+            if other != cell and (orow == r or ocol == c or same_box):
+                masks[cell, other // 27] |= 1 << (other % 27)
+    return masks
+
+
+PEERS = _peer_masks()
+
+
+def _segment_tables() -> tuple[np.ndarray, np.ndarray]:
+    """Locked candidates on a 3×3 matrix of where a digit may go: entry (i, j) set when it
+    may go in row i ∩ box j of a band (or in box i ∩ column j of a stack). A matrix row with
+    one entry confines the digit to that column of the matrix, and a matrix column with one
+    entry confines it to that row: the rest of that column (row) loses it. The rules are the
+    same both ways round, so one table serves both.
+
+    Returns KEEP (512,): the matrix after the rules, to a fixed point; and SEGMENTS (512,):
+    a band word's cells for a matrix (entry (i, j) = row i, columns 3j..3j+2)."""
+    keep = np.zeros(512, np.int64)
+    for m in range(512):
+        cur = m
+        while True:
+            nxt = cur
+            for i in range(3):
+                row = [j for j in range(3) if cur >> (3 * i + j) & 1]
+                if len(row) == 1:
+                    j = row[0]
+                    nxt &= ~sum(1 << (3 * k + j) for k in range(3) if k != i)
+                col = [k for k in range(3) if cur >> (3 * k + i) & 1]
+                if len(col) == 1:
+                    k = col[0]
+                    nxt &= ~sum(1 << (3 * k + j) for j in range(3) if j != i)
+            if nxt == cur:
+                break
+            cur = nxt
+        keep[m] = cur
+    segments = np.zeros(512, np.int64)
+    for m in range(512):
+        for e in range(9):
+            if m >> e & 1:
+                segments[m] |= 0x7 << (9 * (e // 3) + 3 * (e % 3))
+    return keep, segments
+
+
+KEEP, SEGMENTS = _segment_tables()
+# for a row's 9 cells, the boxes (3 bits) in which it has any
+BOXES_OF = np.array([(m & 7 > 0) | (m & 0x38 > 0) << 1 | (m & 0x1C0 > 0) << 2 for m in range(512)])
+COLUMN = 1 | 1 << 9 | 1 << 18  # the first column of a band
+
+
+@njit(cache=True, inline="always")
+def popcount(m):
+    """Bits set in a mask of up to 32 bits, by arithmetic (no table in memory; LLVM turns
+    this idiom into the CPU's popcount instruction)."""
+    x = m - ((m >> 1) & 0x55555555)
+    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
+    x = (x + (x >> 4)) & 0x0F0F0F0F
+    return ((x * 0x01010101) >> 24) & 0xFF
+
+
+@njit(cache=True, inline="always")
+def _bit_index(bit):
+    """Index of the one bit set in `bit`."""
+    return popcount(bit - 1)
+
+
+@njit(cache=True, inline="always")
+def _place(s, d, cell):
+    """Fix digit d (0-based) in `cell`; False when d is no longer possible there."""
+    b = cell // 27
+    bit = 1 << (cell % 27)
+    if not s[3 * d + b] & bit:
+        return False
+    for e in range(9):
+        s[3 * e + b] &= ~bit
+    for k in range(3):
+        s[3 * d + k] &= ~PEERS[cell, k]
+    s[3 * d + b] |= bit
+    s[27 + b] |= bit
+    return True
+
+
+@njit(cache=True, inline="always")
+def _naked_singles(s):
+    """Place every cell left with one candidate; 1 if any was placed, 0 if none, -1 when a
+    cell has no candidate left."""
+    placed = 0
+    for b in range(3):
+        once = 0
+        twice = 0
+        for d in range(9):
+            w = s[3 * d + b]
+            twice |= once & w
+            once |= w
+        if once != BAND:
+            return -1
+        singles = once & ~twice & ~s[27 + b]
+        while singles:
+            bit = singles & -singles
+            singles ^= bit
+            d = 0
+            while d < 9 and not s[3 * d + b] & bit:
+                d += 1
+            if d == 9 or not _place(s, d, 27 * b + _bit_index(bit)):
+                return -1
+            placed = 1
+    return placed
+
+
+@njit(cache=True, inline="always")
+def _hidden_singles(s, d):
+    """Place digit d where it has one place left in a row, box or column; as
+    `_naked_singles`, -1 when some unit has no place left for d."""
+    placed = 0
+    for b in range(3):
+        w = s[3 * d + b]
+        found = 0
+        for k in range(3):
+            row = (w >> (9 * k)) & ROW
+            box = (w >> (3 * k)) & BOX
+            if row == 0 or box == 0:
+                return -1
+            if row & (row - 1) == 0:
+                found |= row << (9 * k)
+            if box & (box - 1) == 0:
+                found |= box << (3 * k)
+        found &= ~s[27 + b]
+        while found:
+            bit = found & -found
+            found ^= bit
+            if not _place(s, d, 27 * b + _bit_index(bit)):
+                return -1
+            placed = 1
+    # columns: fold the nine rows into "seen once" and "seen twice or more" per column
+    once = 0
+    twice = 0
+    for b in range(3):
+        w = s[3 * d + b]
+        for k in range(3):
+            row = (w >> (9 * k)) & ROW
+            twice |= once & row
+            once |= row
+    if once != ROW:
+        return -1
+    lone = once & ~twice
+    while lone:
+        col = lone & -lone
+        lone ^= col
+        for b in range(3):
+            w = s[3 * d + b]
+            for k in range(3):
+                bit = col << (9 * k)
+                if w & bit and not s[27 + b] & bit:
+                    if not _place(s, d, 27 * b + _bit_index(bit)):
+                        return -1
+                    placed = 1
+    return placed
+
+
+@njit(cache=True, inline="always")
+def _locked(s, d):
+    """Locked candidates for digit d: row ∩ box within each band, column ∩ box within each
+    stack. 1 if that removed anything, else 0."""
+    changed = 0
+    folded = 0  # columns where d may go, per band: 9 bits each
+    for b in range(3):
+        w = s[3 * d + b]
+        m = BOXES_OF[w & ROW] | BOXES_OF[(w >> 9) & ROW] << 3 | BOXES_OF[w >> 18] << 6
+        kept = w & SEGMENTS[KEEP[m]]
+        if kept != w:
+            s[3 * d + b] = kept
+            changed = 1
+        folded |= ((kept | kept >> 9 | kept >> 18) & ROW) << (9 * b)
+    for j in range(3):
+        m = (folded >> (3 * j)) & BOX  # entry (band, column of the stack)
+        m = (m & 7) | ((m >> 6) & 0x38) | ((m >> 12) & 0x1C0)
+        gone = m & ~KEEP[m]
+        while gone:
+            e = _bit_index(gone & -gone)
+            gone &= gone - 1
+            s[3 * d + e // 3] &= ~(COLUMN << (3 * j + e % 3))
+            changed = 1
+    return changed
+
+
+@njit(cache=True, inline="always")
+def _propagate(s, seen):
+    """Naked and hidden singles until nothing changes; False on a contradiction.
+
+    `seen` holds each digit's words as they were when its hidden singles were last looked
+    for: a digit whose words are unchanged has none to offer, so it is skipped.
+    """
+    while True:
+        placed = _naked_singles(s)
+        if placed < 0:
+            return False
+        if placed:
+            continue  # naked singles first: they cost a few word operations per band
+        for d in range(9):
+            i = 3 * d
+            if s[i] == seen[i] and s[i + 1] == seen[i + 1] and s[i + 2] == seen[i + 2]:
+                continue
+            seen[i] = s[i]
+            seen[i + 1] = s[i + 1]
+            seen[i + 2] = s[i + 2]
+            found = _hidden_singles(s, d)
+            if found < 0:
+                return False
+            if found:
+                placed = 1
+                break
+        if placed:
+            continue
+        for d in range(9):
+            placed |= _locked(s, d)
+        if not placed:
+            return True
+
+
+@njit(cache=True, inline="always")
+def _branch_cell(s):
+    """An open cell with two candidates, else one with the fewest; -1 when all are placed."""
+    for b in range(3):
+        open_ = BAND & ~s[27 + b]
+        if not open_:
+            continue
+        once = 0
+        twice = 0
+        more = 0
+        for d in range(9):
+            w = s[3 * d + b]
+            more |= twice & w
+            twice |= once & w
+            once |= w
+        two = twice & ~more & open_
+        if two:
+            return 27 * b + _bit_index(two & -two)
+    best = -1
+    fewest = 10
+    for b in range(3):
+        open_ = BAND & ~s[27 + b]
+        while open_:
+            bit = open_ & -open_
+            open_ ^= bit
+            n = 0
+            for d in range(9):
+                if s[3 * d + b] & bit:
+                    n += 1
+            if n < fewest:
+                fewest = n
+                best = 27 * b + _bit_index(bit)
+    return best
+
+
+@njit(cache=True, inline="always")
+def _candidates(s, cell):
+    """The digits still possible in `cell`, as bits (bit d = digit d + 1)."""
+    b = cell // 27
+    bit = 1 << (cell % 27)
+    digits = 0
+    for d in range(9):
+        if s[3 * d + b] & bit:
+            digits |= 1 << d
+    return digits
+
+
+@njit(cache=True, inline="always")
+def _store(s, out):
+    for d in range(9):
+        for b in range(3):
+            w = s[3 * d + b]
+            while w:
+                bit = w & -w
+                w ^= bit
+                out[27 * b + _bit_index(bit)] = d + 1
+
+
+@njit(cache=True)
+def _search(givens, limit, buffers, out):
+    """Count solutions up to `limit`, keeping the first `len(out)`; as `fast._search`.
+    `buffers` is scratch from `_buffers`."""
+    stack, seen, branch_cell, branch_rest, stats = buffers
+    s = stack[0]
+    for i in range(27):
+        s[i] = BAND
+    for b in range(3):
+        s[27 + b] = 0
+    for cell in range(81):
+        v = givens[cell]
+        if v > 0 and not _place(s, v - 1, cell):
+            return 0
+    seen[:] = -1
+    if not _propagate(s, seen):
+        return 0
+    depth = 0
+    count = 0
+    while True:
+        cell = _branch_cell(stack[depth])
+        if cell < 0:
+            if count < out.shape[0]:
+                _store(stack[depth], out[count])
+            count += 1
+            if count >= limit:
+                return count
+            depth -= 1
+        else:
+            branch_cell[depth] = cell
+            branch_rest[depth] = _candidates(stack[depth], cell)
+        # Try the next candidate at the deepest level that has one left.
+        while depth >= 0:
+            rest = branch_rest[depth]
+            if rest == 0:
+                depth -= 1
+                continue
+            bit = rest & -rest
+            rest ^= bit
+            branch_rest[depth] = rest
+            seen[:] = stack[depth, :27]
+            if rest == 0:
+                # Last candidate: this level's state is not needed again, work in place.
+                nxt = stack[depth]
+                level = depth
+            else:
+                nxt = stack[depth + 1]
+                nxt[:] = stack[depth]
+                level = depth + 1
+            stats[0] += 1
+            if _place(nxt, _bit_index(bit), branch_cell[depth]) and _propagate(nxt, seen):
+                depth = level
+                break
+            if level == depth:
+                depth -= 1
+        if depth < 0:
+            return count
+
+
+@njit(cache=True)
+def _buffers():
+    return (
+        np.empty((82, WORDS), np.int64),
+        np.empty(27, np.int64),
+        np.empty(82, np.int64),
+        np.empty(82, np.int64),
+        np.zeros(2, np.int64),  # statistics: search nodes
+    )
+
+
+@njit(cache=True)
+def _batch(puzzles, limit, counts, solutions):
+    buffers = _buffers()
+    for i in range(puzzles.shape[0]):
+        counts[i] = _search(puzzles[i], limit, buffers, solutions[i : i + 1])
+    return buffers[4][0]
+
+
+@njit(cache=True, parallel=True)
+def _parallel(puzzles, limit, counts, solutions, n_workers):
+    for w in prange(n_workers):
+        buffers = _buffers()
+        for i in range(w, puzzles.shape[0], n_workers):
+            counts[i] = _search(puzzles[i], limit, buffers, solutions[i : i + 1])
+
+
+@njit(cache=True)
+def _count(givens, limit, out):
+    return _search(givens, limit, _buffers(), out)
+
+
+def count_solutions(givens: np.ndarray, limit: int = 2, keep: int = 2) -> tuple[int, np.ndarray]:
+    """Solutions of one 9×9 puzzle ((81,) digits, 0 = empty), counted up to `limit`:
+    (count, the first `keep` solutions as (k, 81) int8)."""
+    givens = np.ascontiguousarray(givens, dtype=np.int8)
+    out = np.zeros((max(keep, 1), 81), np.int8)
+    count = _count(givens, max(limit, 1), out)
+    return int(count), out[: min(count, keep)]
+
+
+def solve_batch(puzzles: np.ndarray, *, limit: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """An (N, 81) array of puzzles in one compiled call on one thread: (counts capped at
+    `limit`, first solutions, rows of zeros where there is none)."""
+    puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
+    counts = np.zeros(puzzles.shape[0], np.int32)
+    solutions = np.zeros(puzzles.shape, np.int8)
+    _batch(puzzles, max(limit, 1), counts, solutions)
+    return counts, solutions
+
+
+def search_nodes(puzzles: np.ndarray, *, limit: int = 1) -> int:
+    """How many branches the search tried over a batch (for the benchmark's profile)."""
+    puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
+    counts = np.zeros(puzzles.shape[0], np.int32)
+    return int(_batch(puzzles, max(limit, 1), counts, np.zeros(puzzles.shape, np.int8)))
+
+
+def solve_parallel(
+    puzzles: np.ndarray, *, limit: int = 1, workers: int = 0
+) -> tuple[np.ndarray, np.ndarray]:
+    """`solve_batch` spread over `workers` threads (default: every core numba may use)."""
+    import numba
+
+    puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
+    counts = np.zeros(puzzles.shape[0], np.int32)
+    solutions = np.zeros(puzzles.shape, np.int8)
+    _parallel(puzzles, max(limit, 1), counts, solutions, workers or numba.get_num_threads())
+    return counts, solutions
