@@ -240,6 +240,9 @@ def _draw(reading, result: PhotoResult, outline: bool, timings: dict[str, float]
     corrected = np.zeros(81, dtype=bool)
     corrected[[c.cell for c in result.corrections]] = True
     corrected = corrected.reshape(9, 9)
+    # a reading the rules dropped was not print (pencil marks, hand-writing, a smudge): the
+    # cell is still empty on paper and gets its answer drawn
+    cleared = corrected & (givens == 0)
     digits = np.where((givens == 0) | corrected, solution, 0)
     overlay = draw_solution(
         reading.image,
@@ -248,6 +251,7 @@ def _draw(reading, result: PhotoResult, outline: bool, timings: dict[str, float]
         digits,
         cell_boxes=reading.cell_boxes,
         corrected=corrected,
+        cleared=cleared,
         outline=reading.corners if outline else None,
     )
     timings["render"] = _ms(t)

@@ -130,6 +130,39 @@ def test_corrected_given_gets_an_orange_ring_and_keeps_its_print():
     assert change[middle == 1].max() < 12  # at most the ring's soft edge, no digit over it
 
 
+def test_a_cleared_cell_gets_its_digit_drawn_over_the_ink_and_a_ring():
+    # the rules dropped what was read in a cell holding ink that was not print (pencil marks
+    # read as a digit): the cell still needs its answer, drawn in orange over that ink
+    photo = flat_photo(59)
+    h = homography(photo.corners)
+    r, c = np.argwhere(photo.givens == 0)[0]
+    (quad,) = cell_quads(h, [(r, c)])
+    (x0, y0), (x1, y1) = quad.min(0), quad.max(0)
+    marks = photo.image.copy()
+    scale = 0.45 * (y1 - y0) / 22  # Hershey simplex digits are 22 units high
+    at = (round(x0 + 0.2 * (x1 - x0)), round((y0 + y1) / 2 + 11 * scale))
+    cv2.putText(marks, "39", at, cv2.FONT_HERSHEY_SIMPLEX, scale, (60, 60, 60), 2, cv2.LINE_AA)
+    corrected = np.zeros((9, 9), bool)
+    corrected[r, c] = True
+    digits = np.where(photo.givens == 0, photo.solution, 0)
+    ringed = draw_solution(marks, h, SIDE, digits, corrected=corrected)
+    drawn = draw_solution(marks, h, SIDE, digits, corrected=corrected, cleared=corrected)
+    (inner,) = cell_quads(h, [(r, c)], grow=-0.3)
+    middle = np.zeros(marks.shape[:2], np.uint8)
+    cv2.fillPoly(middle, [np.round(inner).astype(np.int32)], 1)
+    middle = middle == 1
+    change = np.abs(drawn.astype(int) - ringed.astype(int)).max(2)
+    assert change[middle].max() > 100  # a digit now stands in the middle of the cell
+    orange = changed(marks, drawn) & middle
+    b, g, red = drawn[orange].astype(float).mean(0)
+    assert red > b + 40  # in the colour of corrections, not the blue of solved digits
+    outside = np.ones(marks.shape[:2], np.uint8)  # beyond the cell and its ring's soft edge
+    (near,) = cell_quads(h, [(r, c)], grow=0.15)
+    cv2.fillPoly(outside, [np.round(near).astype(np.int32)], 0)
+    others = np.where(corrected, 0, digits)
+    assert np.array_equal(drawn[outside == 1], draw_solution(marks, h, SIDE, others)[outside == 1])
+
+
 def test_outline_follows_the_corners():
     photo = flat_photo(57)
     h = homography(photo.corners)

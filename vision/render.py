@@ -9,7 +9,8 @@ with the number of drawn pixels, not with the photo: a few milliseconds plus one
 Digits are sized like the printed ones (their ink height is measured in the cells left
 undrawn, i.e. the givens), centred on the cell, in a strong blue shaded by the local paper
 brightness so a digit in a shadow is darker too. Corrected cells (givens the rules made us
-re-read) get an orange ring. Pixels outside drawn digits, rings and the optional outline are
+re-read) get an orange ring; where the rules set a reading aside (pencil marks, hand-writing
+or a smudge taken for a digit), the cell still needs its answer, which is drawn over that ink. Pixels outside drawn digits, rings and the optional outline are
 left exactly as they were.
 
     >>> import numpy as np
@@ -380,6 +381,7 @@ def draw_solution(
     *,
     cell_boxes: np.ndarray | None = None,
     corrected: np.ndarray | None = None,
+    cleared: np.ndarray | None = None,
     outline: np.ndarray | None = None,
     digit_height: float | None = None,
     colour: tuple[int, int, int] = DIGIT_COLOUR,
@@ -392,7 +394,10 @@ def draw_solution(
     `homography` maps photo pixels to the upright grid square of `side` pixels; `cell_boxes`
     (9, 9, 4) x0, y0, x1, y1 in that square place the cells when the reader found them (else
     a regular 9x9 split). `corrected` (9, 9) bool rings those cells in orange (and draws their
-    digit in orange when the cell shows no print). `outline` (4, 2) photo corners draws the detected grid's edge.
+    digit in orange when the cell shows no print). `cleared` (9, 9) bool: corrected cells whose
+    ink was not a printed digit (the rules dropped what was read there), so their digit is
+    drawn, in orange and ringed, over that ink. `outline` (4, 2) photo corners draws the
+    detected grid's edge.
     `digit_height` (fraction of a cell) overrides the height measured from the printed digits
     in the cells where `digits` is 0. `font` is a TTF/OTF path, "default", or None for
     OpenCV's Hershey font. `soften` blurs our digits as much as the print is blurred.
@@ -403,6 +408,8 @@ def draw_solution(
         font = default_font()
     corrected = _shaped("corrected", corrected, (9, 9), bool)
     corrected = np.zeros((9, 9), bool) if corrected is None else corrected
+    cleared = _shaped("cleared", cleared, (9, 9), bool)
+    cleared = np.zeros((9, 9), bool) if cleared is None else cleared & corrected
     cell_boxes = _shaped("cell_boxes", cell_boxes, (9, 9, 4), np.float64)
     outline = _shaped("outline", outline, (4, 2), np.float64)
     centres, heights = cell_centres(side, cell_boxes)
@@ -438,12 +445,14 @@ def draw_solution(
         height = _ladder(digit_height * h * scale)  # glyph pixels
         scale = height / (digit_height * h)
         tint = tints[r, c]
-        if digits[r, c] and (r, c) not in blobs:  # a corrected cell's print stays as it is
+        # a corrected cell's print stays as it is, unless it was not print at all
+        over = digits[r, c] and ((r, c) not in blobs or cleared[r, c])
+        if over:
             patch, gx, gy = glyph(int(digits[r, c]), height, font, soft)
             ink = np.multiply(CORRECTED_COLOUR if corrected[r, c] else colour, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
         if corrected[r, c]:
-            if (r, c) in blobs:  # around the print itself
+            if (r, c) in blobs and not over:  # around the print itself
                 x, y, w, bh = blobs[r, c]
                 at = (x + (w - 1) / 2, y + (bh - 1) / 2)
             patch, gx, gy = ring(round(0.9 * h * scale), soft)
