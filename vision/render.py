@@ -10,8 +10,9 @@ Digits are sized like the printed ones (their ink height is measured in the cell
 undrawn, i.e. the givens), centred on the cell, in a strong blue shaded by the local paper
 brightness so a digit in a shadow is darker too. Corrected cells (givens the rules made us
 re-read) get an orange ring; where the rules set a reading aside (pencil marks, hand-writing
-or a smudge taken for a digit), the cell still needs its answer, which is drawn over that ink. Pixels outside drawn digits, rings and the optional outline are
-left exactly as they were.
+or a smudge taken for a digit), the cell still needs its answer, which is drawn over that
+ink. Pixels outside drawn digits, rings and the optional outline are left exactly as they
+were.
 
     >>> import numpy as np
     >>> photo = np.full((480, 640, 3), 255, np.uint8)
