@@ -16,7 +16,7 @@ nine digits × three bands describe the board. Then:
 
 The same idea as JCZSolve and tdoku's bitboards, written for numba. It answers the same
 questions as `solver.fast` (count up to a limit, keep the first solutions) and is used by it
-for standard 9×9 boards in batch, parallel and photo mode; `fast` keeps the generic kernel
+for every standard 9×9 board (single, batch, parallel and photo); `fast` keeps the generic kernel
 for everything else and for explaining why a puzzle has no solution.
 
 >>> import numpy as np
@@ -64,30 +64,22 @@ def _segment_tables() -> tuple[np.ndarray, np.ndarray]:
 
     Returns KEEP (512,): the matrix after the rules, to a fixed point; and SEGMENTS (512,):
     a band word's cells for a matrix (entry (i, j) = row i, columns 3j..3j+2)."""
-    keep = np.zeros(512, np.int64)
-    for m in range(512):
-        cur = m
-        while True:
-            nxt = cur
-            for i in range(3):
-                row = [j for j in range(3) if cur >> (3 * i + j) & 1]
-                if len(row) == 1:
-                    j = row[0]
-                    nxt &= ~sum(1 << (3 * k + j) for k in range(3) if k != i)
-                col = [k for k in range(3) if cur >> (3 * k + i) & 1]
-                if len(col) == 1:
-                    k = col[0]
-                    nxt &= ~sum(1 << (3 * k + j) for j in range(3) if j != i)
-            if nxt == cur:
-                break
-            cur = nxt
-        keep[m] = cur
-    segments = np.zeros(512, np.int64)
-    for m in range(512):
-        for e in range(9):
-            if m >> e & 1:
-                segments[m] |= 0x7 << (9 * (e // 3) + 3 * (e % 3))
-    return keep, segments
+    row = [0x7 << (3 * i) for i in range(3)]  # matrix row i
+    col = [0x49 << j for j in range(3)]  # matrix column j
+    keep = np.arange(512, dtype=np.int64)  # every matrix at once, to a fixed point
+    while True:
+        nxt = keep.copy()
+        for i in range(3):
+            for j in range(3):
+                entry = 1 << (3 * i + j)
+                nxt[(keep & row[i]) == entry] &= ~(col[j] & ~entry)  # row i holds only (i, j)
+                nxt[(keep & col[j]) == entry] &= ~(row[i] & ~entry)  # column j holds only (i, j)
+        if (nxt == keep).all():
+            break
+        keep = nxt
+    bits = (np.arange(512)[:, None] >> np.arange(9)) & 1
+    cells = np.array([0x7 << (9 * (e // 3) + 3 * (e % 3)) for e in range(9)], np.int64)
+    return keep, (bits * cells).sum(axis=1)
 
 
 KEEP, SEGMENTS = _segment_tables()
