@@ -38,7 +38,7 @@ def serve(
 ) -> None:
     """Serve the HTTP API and the phone page (open http://HOST:PORT/ on a phone).
 
-    Limits come from SUDOKU_LENS_* environment variables (see the README's http section);
+    Limits come from SUDOKU_LENS_* environment variables (see docs/http.md);
     these options override them.
     """
     from api.service.settings import Settings

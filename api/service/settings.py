@@ -1,7 +1,7 @@
 """Limits and knobs of the HTTP service, read from environment variables.
 
 Every limit has a sane default so `sudoku-lens serve` works out of the box; each can be set
-with an environment variable (the README's `http` section lists them):
+with an environment variable (docs/http.md lists them):
 
 | variable | default | what it bounds |
 | --- | --- | --- |

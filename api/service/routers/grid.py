@@ -78,7 +78,7 @@ class GridAnswer(BaseModel):
     explanation: dict[str, Any] | None = Field(
         None,
         description="with `explain`: steps (technique, text, placements, eliminations),"
-        " grade, solved_by_logic; see the README's logic section",
+        " grade, solved_by_logic; see docs/logic.md",
     )
     timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")
 
