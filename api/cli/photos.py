@@ -220,16 +220,16 @@ def solve_file(photo: str, target: str | None, engine: str | None, use_rules: bo
     start = time.perf_counter()
     record: dict
     try:
+        from api.failures import failure_of
         from api.pipeline import solve_photo
-        from vision import ImageTooLarge, VisionError
+        from vision import VisionError
 
         fmt = OUTPUT_FORMATS.get(Path(target).suffix.lower(), "jpeg") if target else None
         try:
             result = solve_photo(photo, engine=engine, encode=fmt, use_rules=use_rules)
-        except ImageTooLarge as error:
-            record = _failure(photo, "too_large", str(error))
         except VisionError as error:
-            record = _failure(photo, "not_an_image", str(error))
+            failed = failure_of(error)
+            record = _failure(photo, failed.status, failed.message)
         else:
             written = None
             if target and result.overlay_bytes is not None:

@@ -18,6 +18,14 @@ def failure(status: int, code: str, message: str, **extra: Any) -> dict:
 
 # Every photo status except "solved" is a 422: the photo was processed and what was read
 # comes back with the error, so the user can fix a digit and re-solve through /v1/grid.
+# an error code of api.failures -> the HTTP status it is answered with
+FAILURE_HTTP = {
+    "image_too_large": 413,
+    "not_an_image": 415,
+    "corrupt_image": 415,
+    "unreadable": 422,
+    "no_grid": 422,
+}
 UNSOLVED = ("no_grid", "unreadable", "invalid_givens", "no_solution", "multiple_solutions")
 
 
@@ -28,8 +36,9 @@ def photo(payload: dict) -> dict:
     encode the overlay as PNG). Returns {"result": PhotoResultModel as a dict, "jpeg": bytes
     or None, "png": bytes or None} or a failure.
     """
+    from api.failures import failure_of
     from api.pipeline import solve_photo
-    from vision.errors import ImageTooLarge, NotAnImage, Unreadable, VisionError
+    from vision.errors import VisionError
 
     try:
         result = solve_photo(
@@ -38,14 +47,9 @@ def photo(payload: dict) -> dict:
             encode="jpeg",
             max_pixels=payload["max_pixels"],
         )
-    except ImageTooLarge as error:
-        return failure(413, "image_too_large", str(error))
-    except NotAnImage as error:
-        return failure(415, "not_an_image", str(error))
-    except Unreadable as error:
-        return failure(415, "corrupt_image", str(error))
     except VisionError as error:
-        return failure(422, "unreadable", str(error))
+        failed = failure_of(error)
+        return failure(FAILURE_HTTP[failed.code], failed.code, failed.message)
     png = None
     if payload.get("png") and result.overlay is not None:
         from vision.render import encode
