@@ -148,7 +148,7 @@ def latency(sources: list) -> tuple[list[float], dict[str, int], str]:
 
 
 def synthetic_12mp(n: int) -> list[bytes]:
-    from vision.synthetic import make_photo
+    from samples.synthetic import make_photo
 
     return [make_photo(100 + i, size=(4000, 3000)).jpeg for i in range(n)]
 

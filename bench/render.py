@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/render.py [--runs 15] [--threads N]
 
-Photos come from vision.synthetic (a flat newspaper page seen at an angle), each with about
+Photos come from samples.synthetic (a flat newspaper page seen at an angle), each with about
 50 empty cells to fill, one corrected cell (ring) and the grid outline. Printed per size:
 p50 / p90 wall milliseconds (and p50 CPU milliseconds, steadier on a busy machine) of
 `draw_solution` and of `encode` (JPEG quality 90), and two
@@ -25,8 +25,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from samples.synthetic import make_photo  # noqa: E402
 from vision.render import DIGIT_COLOUR, default_font, draw_solution, encode, glyph  # noqa: E402
-from vision.synthetic import make_photo  # noqa: E402
 
 SIDE = 450
 SIZES = {"640x480": (640, 480), "12 MP (4000x3000)": (4000, 3000)}

@@ -3,7 +3,7 @@
     .venv/bin/python samples/generate.py            # writes samples/*.jpg and samples/truth.json
     .venv/bin/python samples/generate.py --out DIR  # somewhere else
 
-Every photo is a synthetic phone photo (vision/synthetic.py) of a puzzle with exactly one
+Every photo is a synthetic phone photo (samples/synthetic.py) of a puzzle with exactly one
 solution: newspapers, puzzle books and printed sheets at moderate angles, in sizes from
 640x480 to 3000x2250, one of them stored sideways, one partly solved in pen. Same script, same bytes: each photo comes
 from its own fixed seed.
@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a plain checkout
 
-from vision import synthetic  # noqa: E402
+from samples import synthetic  # noqa: E402
 
 # name, kind, (width, height), seed, style overrides
 SAMPLES = (

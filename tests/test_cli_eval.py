@@ -21,7 +21,7 @@ def run(*args: str) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def shots():
-    from vision.synthetic import make_puzzle, render_photo
+    from samples.synthetic import make_puzzle, render_photo
 
     result = []
     for seed in (11, 12):

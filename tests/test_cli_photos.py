@@ -16,7 +16,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synthetic import make_photo
+from samples.synthetic import make_photo
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "sudoku-lens"

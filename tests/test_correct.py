@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from api.correct import PEERS, conflicting_pairs, correct
+from samples.synthetic import make_puzzle
 from solver.fast import count_solutions_81
-from vision.synthetic import make_puzzle
 
 
 def count(values: np.ndarray, limit: int = 2):

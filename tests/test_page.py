@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from service_support import PLAIN, shared_server
 
-from vision.synthetic import make_photo
+from samples.synthetic import make_photo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -8,8 +8,8 @@ import pytest
 
 from api.pipeline import STATUSES, judge, solve_photo
 from api.schema import PhotoResultModel
+from samples.synthetic import make_photo, make_puzzle, render_photo
 from vision import NotAnImage
-from vision.synthetic import make_photo, make_puzzle, render_photo
 
 
 def band_solution() -> np.ndarray:

@@ -7,8 +7,8 @@ import cv2
 import numpy as np
 import pytest
 
+from samples.synthetic import make_photo
 from vision.render import draw_solution, encode
-from vision.synthetic import make_photo
 
 SIDE = 450
 STEP = SIDE / 9

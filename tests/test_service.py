@@ -25,7 +25,7 @@ from service_support import PLAIN, png_header_bomb
 from api.service import Settings, create_app
 from api.service.cache import ResultCache
 from api.service.routers.photos import preferred_type
-from vision.synthetic import make_photo, render_photo
+from samples.synthetic import make_photo, render_photo
 
 MAX_UPLOAD_MB = 2
 EASY = "1-53---9----6-----------27182----------487---------53-23---------7-59-----6---8-4"

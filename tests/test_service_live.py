@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 from service_support import PLAIN, png_header_bomb, shared_server, tiny_png
 
-from vision.synthetic import make_photo
+from samples.synthetic import make_photo
 
 pytestmark = pytest.mark.slow
 

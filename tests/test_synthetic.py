@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 import pytest
 
-from vision.synthetic import (
+from samples.synthetic import (
     KINDS,
     count_solutions,
     grid_string,

@@ -16,7 +16,7 @@ from vision.warp import to_square
 
 @functools.cache
 def photo(seed: int = 3, size: tuple[int, int] = (640, 480)):
-    from vision.synthetic import make_puzzle, render_photo
+    from samples.synthetic import make_puzzle, render_photo
 
     givens, solution = make_puzzle(np.random.default_rng(seed), n_givens=28)
     return render_photo(givens, solution, seed=seed, size=size)

@@ -13,9 +13,10 @@ follows from one seed.
     >>> photo.image.shape, photo.givens.shape, photo.corners.shape
     ((480, 640, 3), (9, 9), (4, 2))
 
-`vision` never imports `solver`, so the puzzle maker below is self-contained: a solved grid from
-the classic band pattern, shuffled within its symmetries, then cells removed while a tiny
-backtracking counter still finds exactly one solution.
+Puzzles: a solved grid from the classic band pattern, shuffled within its symmetries, then
+cells removed in symmetric pairs while the project's solver still finds exactly one solution.
+This module lives beside the samples, not in `vision`, because it needs the solver (and
+`vision` never imports `solver`); tests, benchmarks and `samples/generate.py` use it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
+
+import solver
 
 KINDS = ("newspaper", "book", "sheet")
 
@@ -52,55 +55,11 @@ def solved_grid(rng: np.random.Generator) -> np.ndarray:
     return grid.astype(np.int8)
 
 
-_UNITS = (
-    [[(r, c) for c in range(9)] for r in range(9)]
-    + [[(r, c) for r in range(9)] for c in range(9)]
-    + [
-        [(3 * br + r, 3 * bc + c) for r in range(3) for c in range(3)]
-        for br in range(3)
-        for bc in range(3)
-    ]
-)
-_PEERS = [
-    sorted({p for u in _UNITS if (i // 9, i % 9) in u for p in (r * 9 + c for r, c in u)} - {i})
-    for i in range(81)
-]
-
-
 def count_solutions(givens: np.ndarray, limit: int = 2) -> int:
-    """How many solutions `givens` (9, 9) has, counting no further than `limit`.
-
-    A plain backtracker over candidate bitmasks, filling the cell with fewest candidates first;
-    good enough for the newspaper puzzles made here (milliseconds), not a general solver.
-    """
-    values = [int(v) for v in np.asarray(givens).reshape(81)]
-    for i, v in enumerate(values):
-        if v and any(values[p] == v for p in _PEERS[i]):
-            return 0
-
-    def search(values: list[int]) -> int:
-        best, best_options = -1, None
-        for i in range(81):
-            if values[i]:
-                continue
-            used = {values[p] for p in _PEERS[i]}
-            options = [d for d in range(1, 10) if d not in used]
-            if best_options is None or len(options) < len(best_options):
-                best, best_options = i, options
-                if len(options) <= 1:
-                    break
-        if best_options is None:
-            return 1
-        found = 0
-        for d in best_options:
-            values[best] = d
-            found += search(values)
-            if found >= limit:
-                break
-        values[best] = 0
-        return found
-
-    return min(search(values), limit)
+    """How many solutions `givens` (9, 9) has, counting no further than `limit` (the
+    project's solver)."""
+    line = "".join(str(int(v)) for v in np.asarray(givens).reshape(81))
+    return solver.count_solutions(line, limit=limit)
 
 
 def make_puzzle(rng: np.random.Generator, n_givens: int = 28) -> tuple[np.ndarray, np.ndarray]:
