@@ -25,7 +25,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cells import cut_cells
+from vision.cells import Cells, cut_cells
+from vision.kinds import cell_kinds, printed_probabilities
+from vision.kinds import model_path as cell_model_path
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import locate_grid
 from vision.recognise import DEFAULT_ENGINE, ENGINES, recognise, upright_turns
@@ -42,6 +44,11 @@ class Reading:
     pixels; cell_boxes (9, 9, 4) x0, y0, x1, y1 of each cell in that square; image the
     loaded full-resolution BGR photo (EXIF orientation applied); score how sudoku-like the
     located grid looked (about 0.3-0.8); timings in milliseconds per stage.
+
+    kinds (81, 20) float32: per cell the probability of each class of `vision.kinds.CLASSES`
+    (empty, printed 1-9, written 1-9, candidates), or None when no cell model is installed;
+    then `probabilities` are the printed view of them (a hand-written digit is "empty" for
+    the puzzle). warped: the upright warped grid in colour; cells: its cut cells.
     """
 
     givens: np.ndarray
@@ -54,6 +61,9 @@ class Reading:
     score: float = 0.0
     turns: int = 0
     timings: dict[str, float] = field(default_factory=dict)
+    kinds: np.ndarray | None = None
+    warped: np.ndarray | None = None
+    cells: Cells | None = None
 
 
 def read_photo(
@@ -103,6 +113,19 @@ def read_image(
     cells = cells.rotated(k)
     corners, homography = turn(located.corners, homography, side, k)
     probabilities = recognise(cells, engine)
+
+    # print, pen and pencil told apart on the colour grid, turned upright like the cells
+    color, _ = warp_grid(image, located.corners, side)
+    color = np.ascontiguousarray(np.rot90(color, k))
+    kinds = None
+    if cell_model_path().is_file():
+        kinds = cell_kinds(color, cells)
+        if engine == DEFAULT_ENGINE:
+            probabilities = printed_probabilities(kinds)
+        else:  # the engine says which digit, the cell model whether it is print
+            printed = kinds[:, 1:10].sum(axis=1)
+            probabilities = probabilities * printed[:, None]
+            probabilities[:, 0] += 1.0 - printed
     clock.lap("recognise")
 
     return Reading(
@@ -116,6 +139,9 @@ def read_image(
         score=located.score,
         turns=k,
         timings=timings,
+        kinds=kinds,
+        warped=color,
+        cells=cells,
     )
 
 

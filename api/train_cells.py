@@ -1,0 +1,604 @@
+"""Train the cell model of `vision.kinds`: empty, printed 1-9, written 1-9, candidates.
+
+    pip install -e '.[train]'               # PyTorch (CPU) and onnx: training only
+    python -m api.train_cells            # all labelled photos -> vision/models/cells.onnx
+    python -m api.train_cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
+
+Reproducible with `--seed` (default 7); about 10 minutes on two cores. It never runs at import.
+It lives in `api`, not `vision`, because checking the labels needs the solver (a puzzle's
+printed digits must have exactly one solution) and `vision` never imports `solver`.
+
+Where the examples come from (nothing of ../shared is copied into the repository; the crops
+are cut by this script and cached outside it, under ~/.cache/sudoku-lens):
+
+- real printed digits and empty cells: ../shared/datasets/wichtounet/images (`.dat` labels);
+- real hand entries: ../shared/datasets/wichtounet/mixed, the same photos with every empty
+  cell filled in by hand (pasted-in hand-writing): a cell blank in `images/*.dat` is written;
+- real pen, pencil and candidates: ../shared/datasets/kubiesa. Its labels give the digit or
+  10 (candidates) but not printed vs written; `kubiesa_kinds` derives the kind (see there);
+- synthetic hand-writing drawn into the empty cells of those same real photos (their own paper,
+  lines, light and blur): Debian's hand-writing fonts and the MNIST digits of
+  ../shared/datasets/mnist, as pen (black, blue, red) or pencil (grey, faint), slanted,
+  off-centre, sometimes crossed out and written again, and pencil candidates (1-6 small
+  digits in the 3 x 3 layout players use).
+
+Honest measurement: photos are split into folds by puzzle (the same puzzle photographed
+twice never sits on both sides), and `--fold k` trains on the other folds only, so
+`bench/handwriting.py` measures each photo with a model that never saw it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from vision.cells import cut_cells
+from vision.kinds import CANDIDATES, CLASSES, EMPTY, MODEL, cell_channels
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+CACHE = Path.home() / ".cache" / "sudoku-lens"
+HAND_FONT_DIRS = (
+    "/usr/share/fonts/truetype/fifthhorseman",
+    "/usr/share/fonts/truetype/breip",
+    "/usr/share/fonts/opentype/bwht",
+    "/usr/share/fonts/truetype/femkeklaver",
+    "/usr/share/fonts/truetype/humor-sans",
+    "/usr/share/fonts/opentype/comic-neue",
+    "/usr/share/fonts/truetype/rufscript",
+    "/usr/share/fonts/truetype/sjfonts",
+)
+PRINTED, WRITTEN = 0, 9  # class = 1 + kind offset + digit - 1
+
+
+# ---------------------------------------------------------------- labelled photos
+
+
+@dataclass
+class LabelledPhoto:
+    """A photo and its truth: 81 classes of `vision.kinds.CLASSES`; group names the puzzle
+    (folds never split a group)."""
+
+    path: Path
+    source: str
+    group: str
+    classes: np.ndarray
+
+
+def read_dat(path: Path) -> np.ndarray:
+    """The 81 digits of a Wicht `.dat` file (two header lines, then 9 rows; 0 = empty)."""
+    rows = path.read_text().splitlines()[2:11]
+    return np.array([int(v) for row in rows for v in row.split()], np.int8)
+
+
+def wichtounet_photos(shared: Path = SHARED) -> list[LabelledPhoto]:
+    """Printed-only photos and their hand-filled twins (same group: the same puzzle)."""
+    photos = []
+    base = shared / "datasets" / "wichtounet"
+    for dat in sorted((base / "images").glob("*.dat")):
+        printed = read_dat(dat)
+        group = "w" + "".join(map(str, printed))
+        photos.append(LabelledPhoto(dat.with_suffix(".jpg"), "wichtounet", group, printed.copy()))
+        mixed = base / "mixed" / dat.name
+        if mixed.is_file():
+            full = read_dat(mixed)
+            classes = np.where(printed > 0, printed, full + WRITTEN).astype(np.int16)
+            classes[full == 0] = EMPTY
+            photos.append(LabelledPhoto(mixed.with_suffix(".jpg"), "mixed", group, classes))
+    return photos
+
+
+def kubiesa_labels(shared: Path = SHARED) -> list[tuple[Path, str, np.ndarray]]:
+    """(photo, puzzle, 81 labels: 0 blank, 1-9 digit, 10 candidates) of Kubiesa's set."""
+    base = shared / "datasets" / "kubiesa"
+    out = []
+    for label in sorted((base / "labels").glob("*.txt")):
+        values = np.array(label.read_text().split(), np.int16)
+        photo = base / "images" / (label.stem + ".jpg")
+        if photo.is_file() and values.size == 81:
+            out.append((photo, "k" + "_".join(label.stem.split("_")[:2]), values))
+    return out
+
+
+def kubiesa_kinds(
+    labelled: list[tuple[Path, str, np.ndarray]], printed_score: dict[Path, np.ndarray]
+) -> list[LabelledPhoto]:
+    """Kubiesa's labels with printed and written told apart.
+
+    The labels say which digit stands in a cell, not whether it was printed. Every puzzle
+    of the set was photographed four times (two phones, two shots), and its givens are the
+    same print in all four, while the hand entries differ between shots or look like a
+    hand. So a digit cell is printed when (1) the same digit stands there in every photo of
+    the puzzle and (2) the cell looks like print: `printed_score` (the probability of print
+    by a model trained without Kubiesa, on Wicht's print and hand-writing and the synthetic
+    pen) averaged over the puzzle's photos, and averaged with the cell's mirror image under
+    a half turn (published puzzles place their givens symmetrically; a mirror cell without
+    a steady digit counts 0), is above one half. Last, (3) the printed digits
+    of a puzzle must form a sudoku with exactly one solution; a puzzle where they do not is
+    left out of training altogether (`main` reports how many).
+    """
+    by_group: dict[str, list[tuple[Path, np.ndarray]]] = {}
+    for path, group, values in labelled:
+        by_group.setdefault(group, []).append((path, values))
+    out = []
+    for group, members in by_group.items():
+        stack = np.stack([v for _, v in members])
+        steady = (stack == stack[0]).all(axis=0) & (stack[0] >= 1) & (stack[0] <= 9)
+        score = np.mean([printed_score[p] for p, _ in members], axis=0)
+        # published puzzles place their givens symmetrically (a half turn maps the pattern
+        # onto itself): a cell and its mirror are printed or not together
+        mirror = np.where(steady[::-1], score[::-1], 0.0)
+        printed = steady & ((score + mirror) / 2 > 0.5)
+        givens = np.where(printed, stack[0], 0)
+        if not unique_solution(givens):
+            continue
+        for path, values in members:
+            classes = np.where(values == 10, CANDIDATES, values + WRITTEN).astype(np.int16)
+            classes[values == 0] = EMPTY
+            classes[printed] = values[printed]
+            out.append(LabelledPhoto(path, "kubiesa", group, classes))
+    return out
+
+
+def unique_solution(givens: np.ndarray) -> bool:
+    """Whether 81 givens (0 = empty) have exactly one solution."""
+    import solver
+
+    return solver.count_solutions("".join(str(int(v)) for v in givens), limit=2) == 1
+
+
+def fold_of(group: str, folds: int) -> int:
+    """The fold of a puzzle: a stable hash of its name."""
+    return int(hashlib.sha1(group.encode()).hexdigest(), 16) % folds
+
+
+# ---------------------------------------------------------------- reading the photos once
+
+
+def read_grids(photos: list[Path]) -> dict[Path, tuple[np.ndarray, object]]:
+    """Each photo's upright colour grid and cut cells, as the reader sees them (cached)."""
+    from vision.read import read_photo
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    out = {}
+    for path in photos:
+        key = hashlib.sha1(f"{path}:{path.stat().st_size}".encode()).hexdigest()[:16]
+        cached = CACHE / f"grid-{key}.png"
+        if cached.is_file():
+            warped = cv2.imread(str(cached), cv2.IMREAD_COLOR)
+        else:
+            try:
+                reading = read_photo(path)
+            except Exception as error:  # a photo the reader cannot use teaches nothing
+                print(f"  skipped {path.name}: {error}", file=sys.stderr)
+                continue
+            warped = reading.warped
+            cv2.imwrite(str(cached), warped)
+        out[path] = (warped, cut_cells(warped))
+    return out
+
+
+# ---------------------------------------------------------------- synthetic hand-writing
+
+
+def hand_fonts() -> list[str]:
+    return sorted(str(p) for d in HAND_FONT_DIRS for p in Path(d).glob("*.[ot]tf"))
+
+
+def mnist(shared: Path = SHARED) -> tuple[np.ndarray, np.ndarray]:
+    path = shared / "datasets" / "mnist" / "mnist10k.npz"
+    if not path.is_file():
+        print("  no MNIST digits (../shared absent): fonts only", file=sys.stderr)
+        return np.zeros((0, 28, 28), np.uint8), np.zeros(0, np.uint8)
+    with np.load(path) as data:
+        keep = data["labels"] > 0
+        return data["images"][keep], data["labels"][keep]
+
+
+def print_fonts() -> list[str]:
+    """Upright type faces (serif and sans) to print synthetic givens with."""
+    from vision.train_digits import digit_fonts
+
+    hands = set(hand_fonts())
+    slanted = ("Italic", "Oblique", "It.", "BI.")
+    return [
+        str(f)
+        for f in digit_fonts()
+        if str(f) not in hands and not any(s in f.name for s in slanted)
+    ]
+
+
+class Hand:
+    """Draws hand-written digits (and, for contrast, printed ones) as alpha masks."""
+
+    def __init__(self, rng: np.random.Generator, shared: Path = SHARED):
+        self.rng = rng
+        self.fonts = hand_fonts()
+        self.print_fonts = print_fonts()
+        self.mnist_images, self.mnist_labels = mnist(shared)
+
+    def printed(self, digit: int, height: int, font: str) -> np.ndarray:
+        """(h, w) float32 alpha of one upright printed digit `height` pixels tall."""
+        face = ImageFont.truetype(font, 96)
+        left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
+        canvas = Image.new("L", (right - left + 20, bottom - top + 20), 0)
+        ImageDraw.Draw(canvas).text(
+            (10 - left, 10 - top), str(digit), font=face, fill=255, anchor="lt"
+        )
+        img = np.asarray(canvas, np.float32) / 255
+        ys, xs = np.nonzero(img > 0.2)
+        img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+        h, w = img.shape
+        width = max(2, round(w * height / h))
+        return cv2.resize(img, (width, height), interpolation=cv2.INTER_AREA)
+
+    def glyph(self, digit: int, height: int) -> np.ndarray:
+        """(h, w) float32 alpha in [0, 1] of one digit about `height` pixels tall."""
+        rng = self.rng
+        if len(self.mnist_images) and (not self.fonts or rng.random() < 0.5):
+            choices = np.flatnonzero(self.mnist_labels == digit)
+            img = self.mnist_images[rng.choice(choices)].astype(np.float32) / 255
+            ys, xs = np.nonzero(img > 0.2)
+            img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+            # thinner or thicker strokes than MNIST's
+            k = rng.choice([0, 0, 1, 2])
+            if k == 1:
+                img = cv2.erode(img, np.ones((2, 2), np.uint8))
+            elif k == 2:
+                img = cv2.dilate(img, np.ones((2, 2), np.uint8))
+        else:
+            font = ImageFont.truetype(self.fonts[rng.integers(len(self.fonts))], 96)
+            left, top, right, bottom = font.getbbox(str(digit), anchor="lt")
+            canvas = Image.new("L", (right - left + 20, bottom - top + 20), 0)
+            ImageDraw.Draw(canvas).text(
+                (10 - left, 10 - top), str(digit), font=font, fill=255, anchor="lt"
+            )
+            img = np.asarray(canvas, np.float32) / 255
+            ys, xs = np.nonzero(img > 0.2)
+            img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+        h, w = img.shape
+        scale = height / h * rng.uniform(0.9, 1.1)
+        width = max(2, int(w * scale * rng.uniform(0.8, 1.2)))
+        img = cv2.resize(img, (width, max(2, int(h * scale))), interpolation=cv2.INTER_AREA)
+        return slant(img, rng.uniform(-0.35, 0.25), rng.uniform(-12, 12))
+
+
+def slant(img: np.ndarray, shear: float, angle: float) -> np.ndarray:
+    h, w = img.shape
+    pad = int(max(h, w) * 0.5) + 2
+    img = cv2.copyMakeBorder(img, pad, pad, pad, pad, cv2.BORDER_CONSTANT, value=0)
+    cy, cx = img.shape[0] / 2, img.shape[1] / 2
+    m = cv2.getRotationMatrix2D((cx, cy), angle, 1.0)
+    m[0, 1] += shear
+    m[0, 2] -= shear * cy
+    img = cv2.warpAffine(img, m, (img.shape[1], img.shape[0]), flags=cv2.INTER_LINEAR)
+    ys, xs = np.nonzero(img > 0.05)
+    if not len(ys):
+        return img[:2, :2]
+    return img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+
+
+def pen(rng: np.random.Generator) -> tuple[np.ndarray, float, float]:
+    """A writing tool: BGR ink colour, opacity, blur sigma. Pens black, blue, red, green;
+    pencils grey and faint."""
+    roll = rng.random()
+    if roll < 0.3:
+        color = rng.uniform([10, 10, 10], [70, 70, 70])  # black pen
+        return color, rng.uniform(0.75, 1.0), rng.uniform(0, 0.8)
+    if roll < 0.55:
+        color = rng.uniform([120, 20, 0], [220, 90, 60])  # blue
+        return color, rng.uniform(0.6, 1.0), rng.uniform(0, 0.8)
+    if roll < 0.62:
+        color = rng.uniform([0, 0, 130], [60, 60, 220])  # red
+        return color, rng.uniform(0.6, 1.0), rng.uniform(0, 0.8)
+    if roll < 0.66:
+        color = rng.uniform([20, 90, 0], [80, 160, 60])  # green
+        return color, rng.uniform(0.6, 1.0), rng.uniform(0, 0.8)
+    g = rng.uniform(60, 130)  # pencil
+    return np.array([g, g, g + rng.uniform(-5, 10)]), rng.uniform(0.3, 0.75), rng.uniform(0.3, 1.2)
+
+
+def paint(grid: np.ndarray, alpha: np.ndarray, x: int, y: int, tool) -> None:
+    """Lay ink (alpha mask at x, y) onto the BGR grid in place, multiplied like real ink."""
+    color, opacity, sigma = tool
+    if sigma > 0.2:
+        alpha = cv2.GaussianBlur(alpha, (0, 0), sigma)
+    h, w = alpha.shape
+    x0, y0 = max(x, 0), max(y, 0)
+    x1, y1 = min(x + w, grid.shape[1]), min(y + h, grid.shape[0])
+    if x1 <= x0 or y1 <= y0:
+        return
+    a = (alpha[y0 - y : y1 - y, x0 - x : x1 - x] * opacity)[..., None]
+    region = grid[y0:y1, x0:x1].astype(np.float32)
+    ink = region * (np.asarray(color, np.float32) / 255.0)
+    grid[y0:y1, x0:x1] = np.clip(region * (1 - a) + ink * a, 0, 255).astype(np.uint8)
+
+
+def write_cell(grid, box, klass: int, hand: Hand, rng) -> int:
+    """Draw a written digit or candidates into one cell box; returns the class drawn."""
+    x0, y0, x1, y1 = (int(v) for v in box)
+    w, h = x1 - x0, y1 - y0
+    tool = pen(rng)
+    if klass == CANDIDATES:
+        digits = rng.choice(np.arange(1, 10), size=rng.integers(1, 7), replace=False)
+        small = max(5, int(h * rng.uniform(0.2, 0.3)))
+        for d in digits:
+            r, c = divmod(int(d) - 1, 3)
+            glyph = hand.glyph(int(d), small)
+            cx = x0 + (c + 0.5) * w / 3 + rng.uniform(-2, 2)
+            cy = y0 + (r + 0.5) * h / 3 + rng.uniform(-2, 2)
+            paint(grid, glyph, int(cx - glyph.shape[1] / 2), int(cy - glyph.shape[0] / 2), tool)
+        return klass
+    digit = klass - WRITTEN
+    glyph = hand.glyph(digit, max(8, int(h * rng.uniform(0.45, 0.85))))
+    cx = x0 + w / 2 + rng.uniform(-0.15, 0.15) * w
+    cy = y0 + h / 2 + rng.uniform(-0.15, 0.15) * h
+    if rng.random() < 0.08:  # a wrong first try, struck through, the new digit beside it
+        old = hand.glyph(int(rng.integers(1, 10)), max(8, int(h * 0.5)))
+        ox, oy = int(x0 + w * 0.08), int(y0 + h * 0.1)
+        paint(grid, old, ox, oy, tool)
+        strike = np.zeros((old.shape[0] + 4, old.shape[1] + 4), np.float32)
+        cv2.line(strike, (0, strike.shape[0] - 1), (strike.shape[1] - 1, 0), 1.0, 2)
+        paint(grid, strike, ox - 2, oy - 2, tool)
+        cx, cy = x0 + w * 0.65, y0 + h * 0.62
+        glyph = hand.glyph(digit, max(8, int(h * 0.5)))
+    paint(grid, glyph, int(cx - glyph.shape[1] / 2), int(cy - glyph.shape[0] / 2), tool)
+    return klass
+
+
+def synthetic(
+    grid: np.ndarray, classes: np.ndarray, hand: Hand, rng
+) -> tuple[np.ndarray, np.ndarray]:
+    """The grid with hand-writing drawn into some of its empty cells: (channels, classes)."""
+    cells = cut_cells(grid)
+    grid = grid.copy()
+    classes = classes.copy()
+    empty = np.flatnonzero(classes == EMPTY)
+    chosen = empty[rng.random(len(empty)) < rng.uniform(0.3, 0.9)]
+    # some cells get printed digits in one type face, so that print is learnt as print
+    # whatever the face (a serif book, a sans newspaper), not as "this data set's look"
+    font = hand.print_fonts[rng.integers(len(hand.print_fonts))] if hand.print_fonts else None
+    ink = (rng.uniform([10, 10, 10], [60, 60, 60]), rng.uniform(0.85, 1.0), rng.uniform(0.2, 0.9))
+    height = rng.uniform(0.5, 0.7)
+    for i in chosen:
+        roll = rng.random()
+        if roll < 0.25 and font is not None:
+            x0, y0, x1, y1 = (int(v) for v in cells.boxes[i])
+            digit = int(rng.integers(1, 10))
+            glyph = hand.printed(digit, max(6, int((y1 - y0) * height)), font)
+            cx, cy = (x0 + x1) / 2 + rng.uniform(-1, 1), (y0 + y1) / 2 + rng.uniform(-1, 1)
+            paint(grid, glyph, int(cx - glyph.shape[1] / 2), int(cy - glyph.shape[0] / 2), ink)
+            classes[i] = digit
+            continue
+        klass = CANDIDATES if roll < 0.45 else WRITTEN + int(rng.integers(1, 10))
+        classes[i] = write_cell(grid, cells.boxes[i], klass, hand, rng)
+    return cell_channels(grid, cut_cells(grid)), classes
+
+
+# ---------------------------------------------------------------- the network
+
+
+def network():
+    import torch.nn as nn
+
+    def block(a, b):
+        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU()]
+
+    return nn.Sequential(
+        *block(3, 16),
+        nn.MaxPool2d(2),  # 16
+        *block(16, 32),
+        nn.MaxPool2d(2),  # 8
+        *block(32, 64),
+        nn.MaxPool2d(2),  # 4
+        nn.Flatten(),
+        nn.Dropout(0.2),
+        nn.Linear(64 * 16, 128),
+        nn.ReLU(),
+        nn.Linear(128, len(CLASSES)),
+    )
+
+
+def augment(x, rng_torch):
+    """Shifts of up to two pixels and darkness scaled, per example."""
+    import torch
+
+    n = x.shape[0]
+    dx, dy = torch.randint(-2, 3, (2,), generator=rng_torch).tolist()
+    x = torch.roll(x, shifts=(dy, dx), dims=(2, 3))
+    gain = 0.75 + 0.5 * torch.rand((n, 1, 1, 1), generator=rng_torch)
+    x = x.clone()
+    x[:, :1] = (x[:, :1] * gain).clamp(0, 1)
+    return x
+
+
+def train(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, epochs: int):
+    import torch
+
+    torch.manual_seed(seed)
+    gen = torch.Generator().manual_seed(seed)
+    torch.set_num_threads(2)
+    model = network()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * ((len(x) + 255) // 256)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
+    xt, yt, wt = torch.from_numpy(x), torch.from_numpy(y.astype(np.int64)), torch.from_numpy(w)
+    loss_fn = torch.nn.CrossEntropyLoss(reduction="none", label_smoothing=0.02)
+    for epoch in range(epochs):
+        model.train()
+        order = torch.randperm(len(xt), generator=gen)
+        total = 0.0
+        for start in range(0, len(order), 256):
+            idx = order[start : start + 256]
+            xb = augment(xt[idx].float(), gen)
+            loss = (loss_fn(model(xb), yt[idx]) * wt[idx]).mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+        print(
+            f"  epoch {epoch + 1}/{epochs}: loss {total / len(xt):.4f} ({time.strftime('%H:%M:%S')})",
+            file=sys.stderr,
+        )
+    model.eval()
+    return model
+
+
+def export(model, path: Path) -> None:
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    dummy = torch.zeros((1, 3, 32, 32))
+    torch.onnx.export(
+        model,
+        dummy,
+        str(path),
+        input_names=["cells"],
+        output_names=["logits"],
+        dynamic_axes={"cells": {0: "n"}, "logits": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
+
+
+# ---------------------------------------------------------------- putting it together
+
+
+def examples(photos: list[LabelledPhoto], grids, hand: Hand, rng, variants: int):
+    """Real crops of every photo, and `variants` synthetic hand-filled copies of each."""
+    xs, ys = [], []
+    for photo in photos:
+        if photo.path not in grids:
+            continue
+        warped, cells = grids[photo.path]
+        xs.append(cell_channels(warped, cells))
+        ys.append(photo.classes)
+        if not (photo.classes == EMPTY).any():
+            continue  # nowhere to write: a copy would only repeat the photo
+        for _ in range(variants):
+            x, y = synthetic(warped, photo.classes, hand, rng)
+            xs.append(x)
+            ys.append(y)
+    return np.concatenate(xs).astype(np.float16), np.concatenate(ys).astype(np.int16)
+
+
+def class_weights(y: np.ndarray) -> np.ndarray:
+    """Per example, so that rare classes (candidates, some written digits) count."""
+    counts = np.bincount(y, minlength=len(CLASSES)).astype(np.float64)
+    per_class = (counts.sum() / np.maximum(counts, 1)) ** 0.5
+    per_class /= per_class[y].mean()
+    return per_class[y].astype(np.float32)
+
+
+def predict(model, x: np.ndarray) -> np.ndarray:
+    import torch
+
+    with torch.no_grad():
+        out = [model(torch.from_numpy(x[i : i + 1024]).float()) for i in range(0, len(x), 1024)]
+    return torch.softmax(torch.cat(out), dim=1).numpy()
+
+
+def derive_kubiesa(args, all_wicht, all_kub, grids, hand, rng) -> dict[str, str]:
+    """Kubiesa's kinds, photo name -> 81 letters (`.pwc`), derived once and cached: a model
+    trained on Wicht's photos only (never on Kubiesa) scores how much each cell looks like
+    print, and `kubiesa_kinds` turns the scores into kinds."""
+    if args.kinds.is_file():
+        return json.loads(args.kinds.read_text())
+    x, y = examples(all_wicht, grids, hand, rng, args.variants)
+    first = train(x, y, class_weights(y), args.seed, max(3, args.epochs // 2))
+    scores = {}
+    for path, _, _ in all_kub:
+        if path in grids:
+            p = predict(first, cell_channels(*grids[path]))
+            printed, written = p[:, 1:10].sum(axis=1), p[:, 10:19].sum(axis=1)
+            scores[path] = printed / np.maximum(printed + written, 1e-6)
+    derived = kubiesa_kinds([k for k in all_kub if k[0] in scores], scores)
+    letters = {p.path.name: "".join(".pppppppppwwwwwwwwwc"[c] for c in p.classes) for p in derived}
+    args.kinds.parent.mkdir(parents=True, exist_ok=True)
+    args.kinds.write_text(json.dumps(letters, indent=0))
+    puzzles = {k[1] for k in all_kub}
+    used = {p.group for p in derived}
+    print(
+        f"kubiesa: {len(used)} of {len(puzzles)} puzzles have printed digits forming a unique"
+        f" puzzle ({len(derived)} photos); left out: {sorted(puzzles - used)}",
+        file=sys.stderr,
+    )
+    return letters
+
+
+def kubiesa_photos(all_kub, letters: dict[str, str]) -> list[LabelledPhoto]:
+    out = []
+    for path, group, values in all_kub:
+        if path.name not in letters:
+            continue
+        printed = np.array(list(letters[path.name])) == "p"
+        classes = np.where(values == 10, CANDIDATES, values + WRITTEN).astype(np.int16)
+        classes[values == 0] = EMPTY
+        classes[printed] = values[printed]
+        out.append(LabelledPhoto(path, "kubiesa", group, classes))
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--shared", type=Path, default=SHARED)
+    parser.add_argument("--out", type=Path, default=MODEL)
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--variants", type=int, default=1, help="synthetic copies per photo")
+    parser.add_argument("--folds", type=int, default=4)
+    parser.add_argument("--fold", type=int, default=None, help="hold this fold out")
+    parser.add_argument(
+        "--kinds",
+        type=Path,
+        default=CACHE / "kubiesa-kinds.json",
+        help="Kubiesa's derived kinds (photo -> 81 letters): read, or derived and written",
+    )
+    args = parser.parse_args(argv)
+    started = time.time()
+    rng = np.random.default_rng(args.seed)
+    hand = Hand(rng, args.shared)
+
+    def keep(group: str) -> bool:
+        return args.fold is None or fold_of(group, args.folds) != args.fold
+
+    all_wicht, all_kub = wichtounet_photos(args.shared), kubiesa_labels(args.shared)
+    grids = read_grids([p.path for p in all_wicht] + [k[0] for k in all_kub])
+    print(f"read {len(grids)} photos ({time.time() - started:.0f} s)", file=sys.stderr)
+    letters = derive_kubiesa(args, all_wicht, all_kub, grids, hand, rng)
+    photos = all_wicht + kubiesa_photos(all_kub, letters)
+    x, y = examples([p for p in photos if keep(p.group)], grids, hand, rng, args.variants)
+    print(f"{len(x)} examples: {np.bincount(y, minlength=20).tolist()}", file=sys.stderr)
+    model = train(x, y, class_weights(y), args.seed, args.epochs)
+    export(model, args.out)
+    if args.fold is not None:  # the held-out photos' real cells, as a quick check
+        for source in ("wichtounet", "mixed", "kubiesa"):
+            mine = [p for p in photos if p.source == source and not keep(p.group)]
+            mine = [p for p in mine if p.path in grids]
+            if not mine:
+                continue
+            xs = np.concatenate([cell_channels(*grids[p.path]) for p in mine])
+            truth = np.concatenate([p.classes for p in mine])
+            guess = predict(model, xs).argmax(axis=1)
+            whole = (guess.reshape(-1, 81) == truth.reshape(-1, 81)).all(axis=1).mean()
+            print(
+                f"held-out fold {args.fold}, {source}: {len(mine)} photos, cells right"
+                f" {(guess == truth).mean():.4f}, photos all right {whole:.3f}",
+                file=sys.stderr,
+            )
+    size = args.out.stat().st_size // 1024
+    print(f"wrote {args.out} ({size} KB) in {time.time() - started:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,171 @@
+"""Tell print, pen and pencil apart: per cell, what kind of mark it holds and which digit.
+
+Most photos people take are of a puzzle they have started: beside the printed givens stand
+their own entries, in pen or pencil, and small pencil candidates. Only the printed digits are
+the puzzle. So every cell gets a probability for each of 20 classes (`CLASSES`): empty,
+printed 1-9, written 1-9, and candidates (several small pencil digits).
+
+The network sees three 32 x 32 channels per cell (`cell_channels`):
+
+- the whole cell's darkness, scaled by the photo's own strong ink, so the size, place,
+  weight and darkness of the mark survive (a pencil 5 is small and grey, a printed 5 fills
+  the cell the same way in every cell of the photo);
+- the whole cell's colour (chroma): blue and red pens stand out from black print;
+- the isolated digit as the reader normalised it (`vision.cells`): what the digit is.
+
+It is a small convolutional network trained by `python -m api.train_cells` (PyTorch, an
+optional extra) and shipped as ONNX (`vision/models/cells.onnx`, about 200 KB), run here
+by OpenCV's DNN module: one batched call for the 81 cells, no torch at run time.
+
+>>> import numpy as np
+>>> from vision.cells import cut_cells
+>>> warped = np.full((450, 450, 3), 255, np.uint8)
+>>> probs = cell_kinds(warped, cut_cells(warped))
+>>> probs.shape, kind_letters(probs)[:9]
+((81, 20), '.........')
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from vision.cells import Cells, darkness
+
+MODEL = Path(__file__).resolve().parent / "models" / "cells.onnx"
+SIDE = 32  # pixels per channel and side
+CHANNELS = 3
+# class index: 0 empty, 1..9 printed digit, 10..18 written digit, 19 candidates
+EMPTY, CANDIDATES = 0, 19
+CLASSES = ("empty",) + tuple(f"printed {d}" for d in range(1, 10))
+CLASSES += tuple(f"written {d}" for d in range(1, 10)) + ("candidates",)
+KIND_LETTERS = ".pwc"  # empty, printed, written, candidates
+
+
+def cell_channels(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
+    """(81, 3, 32, 32) float32 network input for the 81 cells of a warped grid.
+
+    Parameters
+    ----------
+    warped_bgr : (side, side, 3) uint8
+        The warped grid in colour (gray is accepted and has no colour channel).
+    cells : vision.cells.Cells
+        The cut cells of the same warped grid.
+
+    Returns
+    -------
+    (81, 3, 32, 32) float32 in [0, 1]: darkness, colour, normalised digit.
+    """
+    if warped_bgr.ndim == 2:
+        gray, chroma = warped_bgr, np.zeros(warped_bgr.shape, np.float32)
+    else:
+        gray = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2GRAY)
+        channels = warped_bgr.astype(np.float32)
+        chroma = (channels.max(axis=2) - channels.min(axis=2)) / (channels.max(axis=2) + 16.0)
+    dark = darkness(gray)
+    strong = max(float(np.percentile(dark[::3, ::3], 99.0)), 0.1)
+    dark = np.clip(dark / strong, 0.0, 1.0)
+    out = np.zeros((81, CHANNELS, SIDE, SIDE), np.float32)
+    for i, (x0, y0, x1, y1) in enumerate(cells.boxes):
+        if x1 - x0 < 4 or y1 - y0 < 4:
+            continue
+        size = (SIDE, SIDE)
+        out[i, 0] = cv2.resize(dark[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
+        out[i, 1] = cv2.resize(chroma[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
+    digit = cells.images.astype(np.float32) / 255.0
+    pad = (SIDE - digit.shape[1]) // 2
+    out[:, 2, pad : pad + digit.shape[1], pad : pad + digit.shape[2]] = digit
+    # colour only where there is ink: paper tint and white balance say nothing
+    out[:, 1] *= np.clip(out[:, 0] * 2.0, 0.0, 1.0)
+    return out
+
+
+@functools.lru_cache(maxsize=4)
+def _network(path: Path) -> cv2.dnn.Net:
+    if not path.is_file():
+        raise FileNotFoundError(f"cell model {path} is missing: run `python -m api.train_cells`")
+    net = cv2.dnn.readNetFromONNX(str(path))
+    net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+    return net
+
+
+def model_path() -> Path:
+    """The shipped model, or the one named by $SUDOKU_LENS_CELL_MODEL (to measure a
+    retrained or held-out model)."""
+    return Path(os.environ.get("SUDOKU_LENS_CELL_MODEL") or MODEL)
+
+
+def classify_cells(channels: np.ndarray, path: Path | None = None) -> np.ndarray:
+    """(N, 20) class probabilities for N cells' channels, one network call."""
+    net = _network(path or model_path())
+    net.setInput(np.ascontiguousarray(channels, np.float32))
+    logits = net.forward().reshape(len(channels), len(CLASSES)).astype(np.float64)
+    logits -= logits.max(axis=1, keepdims=True)
+    p = np.exp(logits)
+    return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
+
+
+def cell_kinds(warped_bgr: np.ndarray, cells: Cells, path: Path | None = None) -> np.ndarray:
+    """(81, 20) probabilities of every class (`CLASSES`) for the cells of a warped grid.
+
+    Parameters
+    ----------
+    warped_bgr : (side, side, 3) uint8
+        The warped grid in colour.
+    cells : vision.cells.Cells
+        Its cut cells.
+    path : Path, optional
+        A model file other than the shipped one.
+
+    Returns
+    -------
+    (81, 20) float32, rows summing to 1.
+    """
+    return classify_cells(cell_channels(warped_bgr, cells), path)
+
+
+def printed_probabilities(kinds: np.ndarray) -> np.ndarray:
+    """(N, 10) the puzzle's view of each cell: column 0 "no printed digit" (empty, written or
+    candidates), columns 1..9 printed digits. What the solver and the correction read."""
+    out = np.empty((len(kinds), 10), np.float32)
+    out[:, 0] = kinds[:, EMPTY] + kinds[:, 10:19].sum(axis=1) + kinds[:, CANDIDATES]
+    out[:, 1:] = kinds[:, 1:10]
+    return out
+
+
+def digit_probabilities(kinds: np.ndarray) -> np.ndarray:
+    """(N, 10) which digit a cell shows whatever its kind: column 0 empty or candidates."""
+    out = np.empty((len(kinds), 10), np.float32)
+    out[:, 0] = kinds[:, EMPTY] + kinds[:, CANDIDATES]
+    out[:, 1:] = kinds[:, 1:10] + kinds[:, 10:19]
+    return out
+
+
+def kind_of(kinds: np.ndarray) -> np.ndarray:
+    """(N,) int: 0 empty, 1 printed, 2 written, 3 candidates, by the summed probabilities."""
+    summed = np.stack(
+        [
+            kinds[:, EMPTY],
+            kinds[:, 1:10].sum(axis=1),
+            kinds[:, 10:19].sum(axis=1),
+            kinds[:, CANDIDATES],
+        ],
+        axis=1,
+    )
+    return summed.argmax(axis=1)
+
+
+def kind_letters(kinds: np.ndarray) -> str:
+    """The kinds as one character per cell: `.` empty, `p` printed, `w` written, `c`
+    candidates."""
+    return "".join(KIND_LETTERS[k] for k in kind_of(kinds))
+
+
+def entries(kinds: np.ndarray) -> np.ndarray:
+    """(N,) int8 the user's written digit in each cell (0 where the cell holds none)."""
+    written = kind_of(kinds) == 2
+    return np.where(written, kinds[:, 10:19].argmax(axis=1) + 1, 0).astype(np.int8)
