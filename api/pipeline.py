@@ -15,13 +15,21 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, get_args
 
 import numpy as np
 
 from api.correct import Change, Correction, cell_confidence, cell_name, conflicting_pairs, correct
-from api.schema import CorrectionModel, PhotoResultModel, PhotoStatus
+from api.entries import HandMarks, Mistake, find_mistakes, hand_marks, next_step
+from api.schema import (
+    MODES,
+    CandidatesModel,
+    CorrectionModel,
+    HintModel,
+    MistakeModel,
+    PhotoResultModel,
+    PhotoStatus,
+)
 
 MIN_GIVENS = 17  # no 9x9 sudoku with fewer givens has a unique solution
 STATUSES = get_args(PhotoStatus)
@@ -52,11 +60,38 @@ class PhotoResult:
     overlay: np.ndarray | None = None
     overlay_bytes: bytes | None = None
     timings: dict[str, float] = field(default_factory=dict)
-    correction: Correction | None = None
+    mode: str = "solve"
+    marks: HandMarks | None = None
+    mistakes: tuple[Mistake, ...] = ()
+    hint: object | None = None  # a solver.logic Step (hint mode)
 
     @property
     def solved(self) -> bool:
         return self.status == "solved"
+
+    @property
+    def reveals_solution(self) -> bool:
+        """Only solve mode shows answers; check and hint keep them to themselves."""
+        return self.mode == "solve"
+
+    @property
+    def complete(self) -> bool | None:
+        """Every cell holds a printed digit or an entry: a finished grid."""
+        if self.marks is None or self.givens is None:
+            return None
+        return all(g != "0" or e > 0 for g, e in zip(self.givens, self.marks.entries, strict=True))
+
+    @property
+    def cells_left(self) -> int | None:
+        """Cells without a printed digit or a right entry."""
+        if self.marks is None or self.givens is None or self.solution is None:
+            return None
+        right = sum(
+            1
+            for e, s in zip(self.marks.entries, self.solution, strict=True)
+            if e > 0 and str(e) == s
+        )
+        return self.givens.count("0") - right
 
     def to_model(self, *, file: str | None = None, output: str | None = None) -> PhotoResultModel:
         """The JSON-ready result (see api.schema), without the images."""
@@ -68,7 +103,7 @@ class PhotoResult:
             message=self.message,
             givens=self.givens,
             read=self.read,
-            solution=self.solution,
+            solution=self.solution if self.reveals_solution else None,
             corrections=[
                 CorrectionModel(
                     cell=c.name,
@@ -86,7 +121,35 @@ class PhotoResult:
             confidence=conf,
             min_confidence=None if conf is None else min(conf),
             timings={k: round(v, 2) for k, v in self.timings.items()},
+            mode=self.mode,
+            entries=None if self.marks is None else digits_line(self.marks.entries),
+            kinds=None if self.marks is None else self.marks.kinds,
+            candidates=[]
+            if self.marks is None
+            else [CandidatesModel(cell=cell_name(c), index=c) for c in self.marks.candidates],
+            mistakes=[
+                MistakeModel(
+                    cell=m.name,
+                    index=m.cell,
+                    written=m.written,
+                    right=m.right if self.reveals_solution else None,
+                )
+                for m in self.mistakes
+            ],
+            complete=self.complete,
+            cells_left=self.cells_left,
+            hint=None if self.hint is None else _hint_model(self.hint),
         )
+
+
+def _hint_model(step) -> HintModel:
+    return HintModel(
+        technique=step.technique,
+        sentence=step.text,
+        cells=[cell_name(c) for c in step.cells],
+        placements=[{"cell": cell_name(c), "digit": d} for c, d in step.placements],
+        eliminations=[{"cell": cell_name(c), "digit": d} for c, d in step.eliminations],
+    )
 
 
 def digits_line(values: np.ndarray) -> str:
@@ -103,26 +166,38 @@ def solve_photo(
     outline: bool = True,
     max_pixels: int | None = None,
     use_rules: bool = True,
+    mode: str = "solve",
 ) -> PhotoResult:
     """Read, correct, solve and draw one photo.
 
     source: a path, the file's bytes, or a BGR uint8 array. engine: the recogniser (see
     vision.recognise.ENGINES; None = its default). render: draw the solution onto the photo
     (solved photos only). encode: also encode the overlay ("jpeg" or "png") into
-    `overlay_bytes`. use_rules: let the sudoku rules correct misread digits.
+    `overlay_bytes`. use_rules: let the sudoku rules correct misread digits. mode: "solve"
+    (draw every missing answer and mark wrong entries with the right digit), "check" (mark
+    only the wrong entries, reveal nothing else) or "hint" (the next logical step only).
     Raises vision.VisionError (NotAnImage, ImageTooLarge, Unreadable) when the source is not
     a usable image; every other outcome is a status.
     """
     from vision import NoGridFound, read_photo
 
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     start = time.perf_counter()
     kwargs = {} if max_pixels is None else {"max_pixels": max_pixels}
     try:
         reading = read_photo(source, engine=engine, **kwargs)
     except NoGridFound as error:
-        return PhotoResult("no_grid", str(error), timings={"total": _ms(start)})
+        return PhotoResult("no_grid", str(error), timings={"total": _ms(start)}, mode=mode)
     timings = dict(reading.timings)
-    result = judge(reading.givens, reading.probabilities, timings, use_rules=use_rules)
+    result = judge(
+        reading.givens,
+        reading.probabilities,
+        timings,
+        use_rules=use_rules,
+        kinds=reading.kinds,
+        mode=mode,
+    )
     result.corners = np.asarray(reading.corners, dtype=np.float32)
     if result.solved and (render or encode):
         result.overlay = _draw(reading, result, outline, timings)
@@ -143,12 +218,55 @@ def judge(
     timings: dict[str, float] | None = None,
     *,
     use_rules: bool = True,
+    kinds: np.ndarray | None = None,
+    mode: str = "solve",
 ) -> PhotoResult:
     """The status of a reading: correct it by the rules if needed, then solve it.
 
-    givens (9, 9) as read, probabilities (9, 9, 10). Separate from the photo so that it can
-    be checked on crafted readings.
+    givens (9, 9) as read, probabilities (9, 9, 10): the printed digits (the puzzle).
+    kinds (81, 20), when the cell model ran: every cell's class probabilities, from which the
+    user's own entries are read and checked (`api.entries`). Separate from the photo so
+    that it can be checked on crafted readings.
     """
+    result = _judge_print(givens, probabilities, timings, use_rules)
+    result.mode = mode
+    if result.givens is None:
+        return result
+    values = np.array([int(c) for c in result.givens], np.int8)
+    if kinds is not None:
+        result.marks = hand_marks(kinds, values)
+    if result.solved:
+        solution = np.array([int(c) for c in result.solution], np.int8)
+        entries = np.zeros(81, np.int8) if result.marks is None else result.marks.entries
+        result.mistakes = find_mistakes(entries, solution)
+        if mode == "hint":
+            t = time.perf_counter()
+            result.hint = next_step(values, entries, solution)
+            result.timings["hint"] = _ms(t)
+        if result.marks is not None:
+            result.message = _marks_message(result)
+    return result
+
+
+def _marks_message(result: PhotoResult) -> str:
+    """What the user's entries came to, after the solve's own message."""
+    n = int((result.marks.entries > 0).sum())
+    if not n:
+        return result.message
+    wrong = len(result.mistakes)
+    if result.complete and not wrong:
+        return f"{result.message}; the grid is finished and every entry is right"
+    if not wrong:
+        return f"{result.message}; all {n} entries are right, {result.cells_left} cells left"
+    s = "y is" if wrong == 1 else "ies are"
+    named = ", ".join(m.name for m in result.mistakes[:6])
+    return (
+        f"{result.message}; {wrong} of {n} entr{s} wrong ({named}), {result.cells_left} cells left"
+    )
+
+
+def _judge_print(givens, probabilities, timings, use_rules) -> PhotoResult:
+    """The printed digits alone: correct, then solve."""
     timings = {} if timings is None else timings
     read = np.asarray(givens, dtype=np.int8).reshape(81)
     probs = np.asarray(probabilities, dtype=np.float32).reshape(81, 10)
@@ -170,7 +288,6 @@ def judge(
         confidence=cell_confidence(values, probs),
         corrections=fix.changes,
         suspects=tuple(cell_name(c) for c in fix.suspects),
-        correction=fix,
         **base,
     )
     t = time.perf_counter()
@@ -230,28 +347,50 @@ def _failure_message(status: str, fix: Correction, read: np.ndarray, probs: np.n
 
 
 def _draw(reading, result: PhotoResult, outline: bool, timings: dict[str, float]) -> np.ndarray:
-    """The photo with the solution drawn into the cells that were empty (and marked where
-    the rules corrected a reading)."""
+    """The photo with what the mode asks for drawn in: every missing answer (solve), only the
+    wrong entries struck out (check), or the next step (hint); cells the rules corrected
+    are ringed."""
     from vision.render import draw_solution
 
     t = time.perf_counter()
-    givens = np.array([int(c) for c in result.givens], dtype=np.int8).reshape(9, 9)
-    solution = np.array([int(c) for c in result.solution], dtype=np.int8).reshape(9, 9)
+    givens = np.array([int(c) for c in result.givens], dtype=np.int8)
+    solution = np.array([int(c) for c in result.solution], dtype=np.int8)
+    marks = result.marks
+    entries = np.zeros(81, np.int8) if marks is None else marks.entries.astype(np.int8)
     corrected = np.zeros(81, dtype=bool)
     corrected[[c.cell for c in result.corrections]] = True
-    corrected = corrected.reshape(9, 9)
     # a reading the rules dropped was not print (pencil marks, hand-writing, a smudge): the
     # cell is still empty on paper and gets its answer drawn
-    cleared = corrected & (givens == 0)
-    digits = np.where((givens == 0) | corrected, solution, 0)
+    cleared = corrected & (givens == 0) & (entries == 0)
+    wrong = np.zeros(81, bool)
+    wrong[[m.cell for m in result.mistakes]] = True
+    over_ink = np.zeros(81, bool)
+    if marks is not None:
+        over_ink[list(marks.candidates)] = True
+    highlight = np.zeros(81, bool)
+    if result.mode == "solve":
+        missing = ((givens == 0) & (entries == 0)) | corrected | wrong
+        digits = np.where(missing, solution, 0)
+    else:
+        digits = np.zeros(81, np.int8)
+        if result.hint is not None:
+            for cell, digit in result.hint.placements:
+                digits[cell] = digit
+            highlight[list(result.hint.cells)] = True
+            highlight[[c for c, _ in result.hint.placements]] = True
+        corrected[:] = False
+        cleared[:] = False
     overlay = draw_solution(
         reading.image,
         reading.homography,
         reading.side,
-        digits,
+        digits.reshape(9, 9),
         cell_boxes=reading.cell_boxes,
-        corrected=corrected,
-        cleared=cleared,
+        corrected=corrected.reshape(9, 9),
+        cleared=cleared.reshape(9, 9),
+        over_ink=over_ink.reshape(9, 9),
+        wrong=wrong.reshape(9, 9),
+        highlight=highlight.reshape(9, 9),
         outline=reading.corners if outline else None,
     )
     timings["render"] = _ms(t)
@@ -269,8 +408,3 @@ def warm_up() -> None:
     from solver.fast import count_solutions_81
 
     count_solutions_81(np.zeros(81, dtype=np.int8), 2)
-
-
-def load_bytes(path: str | Path) -> bytes:
-    """A photo file's bytes (the pipeline's usual input)."""
-    return Path(path).read_bytes()

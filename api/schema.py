@@ -14,7 +14,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: hand-filled puzzles (entries, kinds, candidates, mistakes, mode, hint)
+
+# What the user asked for: every missing answer, only the mistakes, or the next step.
+Mode = Literal["solve", "check", "hint"]
+MODES: tuple[str, ...] = ("solve", "check", "hint")
 
 # What the pipeline concludes about a photo it could decode.
 PhotoStatus = Literal[
@@ -53,6 +57,39 @@ class CorrectionModel(BaseModel):
     confidence: float = Field(ge=0, le=1, description="recogniser's probability of `read`")
 
 
+class MistakeModel(BaseModel):
+    """A hand-written entry that disagrees with the solution."""
+
+    cell: str = Field(description='cell name, "r3c5"')
+    index: int = Field(ge=0, le=80, description="cell index 0..80 in reading order")
+    written: int = Field(ge=1, le=9, description="the digit the user wrote")
+    right: int | None = Field(
+        None, ge=1, le=9, description="the right digit (absent in check mode: not revealed)"
+    )
+
+
+class CandidatesModel(BaseModel):
+    """A cell holding pencil candidates (small digits) rather than one digit."""
+
+    cell: str = Field(description='cell name, "r3c5"')
+    index: int = Field(ge=0, le=80)
+    digits: list[int] = Field(
+        default_factory=list, description="the candidate digits where they were read (may be empty)"
+    )
+
+
+class HintModel(BaseModel):
+    """The next logical step from the current state (printed digits plus right entries)."""
+
+    technique: str
+    sentence: str
+    cells: list[str] = Field(default_factory=list, description="the cells the step rests on")
+    placements: list[dict] = Field(
+        default_factory=list, description='[{"cell": "r1c2", "digit": 5}]'
+    )
+    eliminations: list[dict] = Field(default_factory=list)
+
+
 class PhotoResultModel(BaseModel):
     """The result of one photo."""
 
@@ -84,3 +121,22 @@ class PhotoResultModel(BaseModel):
     timings: dict[str, float] = Field(
         default_factory=dict, description="milliseconds per stage and `total`"
     )
+    mode: Mode = Field("solve", description="solve, check or hint: what was asked for")
+    entries: str | None = Field(
+        None, description="81 chars, the user's hand-written digits, '0' = no entry"
+    )
+    kinds: str | None = Field(
+        None,
+        description="81 chars: '.' empty, 'p' printed, 'w' written by hand, 'c' pencil candidates",
+    )
+    candidates: list[CandidatesModel] = Field(default_factory=list)
+    mistakes: list[MistakeModel] = Field(
+        default_factory=list, description="hand-written entries that disagree with the solution"
+    )
+    complete: bool | None = Field(
+        None, description="every cell holds a printed digit or an entry (a finished grid)"
+    )
+    cells_left: int | None = Field(
+        None, description="cells still without a printed digit or a right entry"
+    )
+    hint: HintModel | None = Field(None, description="the next step (hint mode)")

@@ -1,0 +1,126 @@
+"""Hand-filled puzzles from crafted readings: the print is the puzzle, entries are checked,
+check mode reveals nothing, hint mode gives one step from what is right on paper."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from api.entries import find_mistakes, hand_marks, state_on_paper
+from api.pipeline import judge
+from samples.synthetic import make_puzzle
+
+SURE = 0.98
+
+
+def crafted(givens: np.ndarray, written: np.ndarray, candidates=()) -> tuple:
+    """(printed givens, printed probabilities (81, 10), kinds (81, 20)) of a confident
+    reading: printed digits, written digits and candidate cells as given."""
+    givens = givens.reshape(81)
+    written = written.reshape(81)
+    kinds = np.full((81, 20), (1 - SURE) / 19, np.float32)
+    for i in range(81):
+        if givens[i]:
+            kinds[i, givens[i]] = SURE
+        elif written[i]:
+            kinds[i, 9 + written[i]] = SURE
+        elif i in candidates:
+            kinds[i, 19] = SURE
+        else:
+            kinds[i, 0] = SURE
+    printed = np.empty((81, 10), np.float32)
+    printed[:, 0] = kinds[:, 0] + kinds[:, 10:].sum(axis=1)
+    printed[:, 1:] = kinds[:, 1:10]
+    return givens.reshape(9, 9), printed, kinds
+
+
+def read(givens, written, candidates=(), mode="solve"):
+    """The pipeline's verdict on a crafted reading."""
+    printed_givens, printed, kinds = crafted(givens, written, candidates)
+    return judge(printed_givens, printed, kinds=kinds, mode=mode)
+
+
+@pytest.fixture(scope="module")
+def puzzle():
+    givens, solution = make_puzzle(np.random.default_rng(21), 28)
+    return givens.reshape(81), solution.reshape(81)
+
+
+def entries_of(puzzle, right: int, wrong: int):
+    """Written entries in the first empty cells: `right` right ones then `wrong` wrong ones."""
+    givens, solution = puzzle
+    empty = np.flatnonzero(givens == 0)
+    written = np.zeros(81, np.int8)
+    written[empty[:right]] = solution[empty[:right]]
+    for i in empty[right : right + wrong]:
+        written[i] = solution[i] % 9 + 1  # always a different digit
+    return written, empty
+
+
+def test_entries_are_never_givens_and_wrong_ones_are_named(puzzle):
+    givens, solution = puzzle
+    written, empty = entries_of(puzzle, 10, 2)
+    result = read(givens, written, candidates=(empty[12],))
+    assert result.status == "solved"
+    assert result.givens == "".join(map(str, givens))  # the print alone
+    assert result.solution == "".join(map(str, solution))
+    assert [m.cell for m in result.mistakes] == [int(empty[10]), int(empty[11])]
+    assert all(m.right == solution[m.cell] for m in result.mistakes)
+    model = result.to_model()
+    assert model.entries == "".join(map(str, written))
+    assert model.kinds[empty[12]] == "c" and model.kinds[empty[0]] == "w"
+    assert model.kinds[int(np.flatnonzero(givens)[0])] == "p"
+    assert [c.index for c in model.candidates] == [int(empty[12])]
+    assert "2 of 12 entries are wrong" in result.message
+
+
+def test_a_finished_grid_that_is_all_right_says_so(puzzle):
+    givens, solution = puzzle
+    written = np.where(givens == 0, solution, 0).astype(np.int8)
+    result = read(givens, written)
+    assert result.complete and not result.mistakes and result.cells_left == 0
+    assert "finished and every entry is right" in result.message
+
+
+def test_check_mode_reveals_no_answer(puzzle):
+    givens, solution = puzzle
+    written, _ = entries_of(puzzle, 5, 3)
+    result = read(givens, written, mode="check")
+    model = result.to_model()
+    text = model.model_dump_json()
+    assert model.solution is None and model.mode == "check"
+    assert len(model.mistakes) == 3 and all(m.right is None for m in model.mistakes)
+    assert model.cells_left == int((givens == 0).sum()) - 5
+    assert "".join(map(str, solution)) not in text
+    assert '"right":' not in text.replace('"right":null', "")
+
+
+def test_hint_mode_gives_one_step_from_the_right_entries(puzzle):
+    givens, solution = puzzle
+    written, _ = entries_of(puzzle, 6, 2)
+    result = read(givens, written, mode="hint")
+    model = result.to_model()
+    assert model.solution is None and model.hint is not None
+    assert model.hint.sentence and model.hint.technique
+    state = state_on_paper(givens, written, solution)
+    for placement in model.hint.placements:  # a placement lands on an open cell, rightly
+        r, c = (int(x) - 1 for x in placement["cell"][1:].split("c"))
+        assert state[9 * r + c] == 0 and solution[9 * r + c] == placement["digit"]
+    json.loads(model.model_dump_json())
+
+
+def test_hand_marks_prefer_print_only_where_the_puzzle_has_it():
+    kinds = np.zeros((81, 20), np.float32)
+    kinds[:, 0] = 1
+    kinds[0] = 0
+    kinds[0, 3] = 0.6  # printed 3 ...
+    kinds[0, 12] = 0.4  # ... or written 3
+    marks = hand_marks(kinds, np.zeros(81, np.int8))  # the correction dropped the print
+    assert marks.kinds[0] == "w" and marks.entries[0] == 3
+
+
+def test_find_mistakes_ignores_empty_cells():
+    solution = np.arange(81) % 9 + 1
+    assert find_mistakes(np.zeros(81, np.int8), solution) == ()
