@@ -227,3 +227,45 @@ def test_digits_follow_the_print_when_the_grid_is_found_a_little_off():
         for (r, c), (x, y, _) in found.items()
     ]
     assert np.median(errors) <= 2.5  # on the true cells, not 0.15 of a cell away
+
+
+def reddish(before: np.ndarray, after: np.ndarray) -> np.ndarray:
+    """Pixels the renderer turned red (the mistake colour)."""
+    diff = after.astype(int) - before.astype(int)
+    return (np.abs(diff).sum(2) > 40) & (after[..., 2].astype(int) > after[..., 0].astype(int) + 40)
+
+
+def test_a_wrong_entry_is_struck_out_in_red_with_the_right_digit_only_when_given():
+    photo = flat_photo(61)
+    h = homography(photo.corners)
+    r, c = map(int, np.argwhere(photo.givens == 0)[0])
+    wrong = np.zeros((9, 9), bool)
+    wrong[r, c] = True
+    with_digit = np.zeros((9, 9), int)
+    with_digit[r, c] = photo.solution[r, c]
+    struck = draw_solution(photo.image, h, SIDE, np.zeros((9, 9), int), wrong=wrong)
+    shown = draw_solution(photo.image, h, SIDE, with_digit, wrong=wrong)
+    for out in (struck, shown):
+        red = cv2.warpPerspective(reddish(photo.image, out).astype(np.uint8), h, (SIDE, SIDE))
+        ys, xs = np.nonzero(red)
+        assert len(xs) > 20  # a stroke, in this cell only
+        assert (xs // STEP == c).all() and (ys // STEP == r).all()
+    # the right digit adds red ink in the cell's lower right quarter; the strike alone does not
+    def lower_right(out):
+        red = cv2.warpPerspective(reddish(photo.image, out).astype(np.uint8), h, (SIDE, SIDE))
+        y0, x0 = round((r + 0.62) * STEP), round((c + 0.62) * STEP)
+        return int(red[y0 : round((r + 1) * STEP), x0 : round((c + 1) * STEP)].sum())
+
+    assert lower_right(shown) > lower_right(struck) + 10
+
+
+def test_highlighted_cells_are_framed_and_nothing_else_changes():
+    photo = flat_photo(62)
+    h = homography(photo.corners)
+    highlight = np.zeros((9, 9), bool)
+    highlight[4, 4] = highlight[4, 5] = True
+    out = draw_solution(photo.image, h, SIDE, np.zeros((9, 9), int), highlight=highlight)
+    moved = cv2.warpPerspective(changed(photo.image, out).astype(np.uint8), h, (SIDE, SIDE))
+    ys, xs = np.nonzero(moved)
+    assert len(xs) > 50
+    assert set((xs // STEP).astype(int)) <= {4, 5} and set((ys // STEP).astype(int)) == {4}

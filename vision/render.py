@@ -37,6 +37,8 @@ from PIL import Image, ImageDraw, ImageFont
 DIGIT_COLOUR = (200, 80, 0)  # BGR: a strong blue, unlike black or grey print
 CORRECTED_COLOUR = (0, 120, 255)  # BGR orange
 OUTLINE_COLOUR = (60, 180, 60)  # BGR green
+MISTAKE_COLOUR = (30, 30, 220)  # BGR red: a wrong entry's strike and its right digit
+HINT_COLOUR = (200, 60, 160)  # BGR violet: the cells a hint rests on
 DEFAULT_HEIGHT = 0.6  # digit height / cell height when the givens cannot be measured
 MASTER = 256  # digits are drawn once this tall per font, then shrunk to each size
 MEASURED = 40  # printed digits looked at to measure their height and place
@@ -169,6 +171,34 @@ def ring(size: int, soft: bool = False) -> tuple[np.ndarray, float, float]:
     centre = round((size + 1) / 2 * (1 << shift))
     thickness = max(1, round(size / 14))
     cv2.circle(canvas, (centre, centre), round(radius), 255, thickness, cv2.LINE_AA, shift)
+    canvas.flags.writeable = False
+    return _soften((canvas, (size + 1) / 2, (size + 1) / 2), soft)
+
+
+@functools.lru_cache(maxsize=64)
+def strike(size: int, soft: bool = False) -> tuple[np.ndarray, float, float]:
+    """An anti-aliased stroke from the lower left to the upper right of a `size`-pixel
+    square, like a pen striking a digit out, with the square's centre."""
+    size = max(8, int(size))
+    canvas = np.zeros((size + 2, size + 2), np.uint8)
+    shift = 4
+    a, b = round(0.12 * size * (1 << shift)), round(0.88 * size * (1 << shift))
+    thickness = max(2, round(size / 10))
+    cv2.line(canvas, (a, b), (b, a), 255, thickness, cv2.LINE_AA, shift)
+    canvas.flags.writeable = False
+    return _soften((canvas, (size + 1) / 2, (size + 1) / 2), soft)
+
+
+@functools.lru_cache(maxsize=64)
+def frame(size: int, soft: bool = False) -> tuple[np.ndarray, float, float]:
+    """A rounded square outline filling a `size`-pixel square: a highlighted cell."""
+    size = max(8, int(size))
+    canvas = np.zeros((size + 2, size + 2), np.uint8)
+    thickness = max(2, round(size / 12))
+    inset = thickness
+    cv2.rectangle(
+        canvas, (inset, inset), (size + 1 - inset, size + 1 - inset), 255, thickness, cv2.LINE_AA
+    )
     canvas.flags.writeable = False
     return _soften((canvas, (size + 1) / 2, (size + 1) / 2), soft)
 
@@ -383,6 +413,9 @@ def draw_solution(
     cell_boxes: np.ndarray | None = None,
     corrected: np.ndarray | None = None,
     cleared: np.ndarray | None = None,
+    over_ink: np.ndarray | None = None,
+    wrong: np.ndarray | None = None,
+    highlight: np.ndarray | None = None,
     outline: np.ndarray | None = None,
     digit_height: float | None = None,
     colour: tuple[int, int, int] = DIGIT_COLOUR,
@@ -397,8 +430,12 @@ def draw_solution(
     a regular 9x9 split). `corrected` (9, 9) bool rings those cells in orange (and draws their
     digit in orange when the cell shows no print). `cleared` (9, 9) bool: corrected cells whose
     ink was not a printed digit (the rules dropped what was read there), so their digit is
-    drawn, in orange and ringed, over that ink. `outline` (4, 2) photo corners draws the
-    detected grid's edge.
+    drawn, in orange and ringed, over that ink. `over_ink` (9, 9) bool: cells whose ink is not
+    print (pencil candidates): their digit is drawn over it, with no ring. `wrong` (9, 9)
+    bool: hand-written entries that are wrong: struck through in red, with their `digits`
+    value (the right digit, when given) drawn smaller beside, in red. `highlight` (9, 9)
+    bool: cells framed in violet (what a hint rests on). `outline` (4, 2) photo corners draws
+    the detected grid's edge.
     `digit_height` (fraction of a cell) overrides the height measured from the printed digits
     in the cells where `digits` is 0. `font` is a TTF/OTF path, "default", or None for
     OpenCV's Hershey font. `soften` blurs our digits as much as the print is blurred.
@@ -411,6 +448,11 @@ def draw_solution(
     corrected = np.zeros((9, 9), bool) if corrected is None else corrected
     cleared = _shaped("cleared", cleared, (9, 9), bool)
     cleared = np.zeros((9, 9), bool) if cleared is None else cleared & corrected
+    masks = {}
+    for name, mask in (("over_ink", over_ink), ("wrong", wrong), ("highlight", highlight)):
+        mask = _shaped(name, mask, (9, 9), bool)
+        masks[name] = np.zeros((9, 9), bool) if mask is None else mask
+    over_ink, wrong, highlight = masks["over_ink"], masks["wrong"], masks["highlight"]
     cell_boxes = _shaped("cell_boxes", cell_boxes, (9, 9, 4), np.float64)
     outline = _shaped("outline", outline, (4, 2), np.float64)
     centres, heights = cell_centres(side, cell_boxes)
@@ -431,7 +473,7 @@ def draw_solution(
     inverse = np.linalg.inv(homography)
     # our glyph, warped, is already about as soft as a 0.6 px Gaussian
     blur = math.sqrt(max(print_blur(image, inverse, blobs) ** 2 - 0.36, 0)) if soften else 0.0
-    drawn = list(zip(*np.nonzero((digits > 0) | corrected), strict=True))
+    drawn = list(zip(*np.nonzero(((digits > 0) & ~wrong) | corrected), strict=True))
     tints = paper_tints(square, centres, heights)
     scales = 1.25 * local_scales(inverse, centres, heights)  # patch px per square px
     places = centres + print_offsets(blobs, centres, heights)
@@ -447,7 +489,7 @@ def draw_solution(
         scale = height / (digit_height * h)
         tint = tints[r, c]
         # a corrected cell's print stays as it is, unless it was not print at all
-        over = digits[r, c] and ((r, c) not in blobs or cleared[r, c])
+        over = digits[r, c] and ((r, c) not in blobs or cleared[r, c] or over_ink[r, c])
         if over:
             patch, gx, gy = glyph(int(digits[r, c]), height, font, soft)
             ink = np.multiply(CORRECTED_COLOUR if corrected[r, c] else colour, tint)
@@ -459,6 +501,49 @@ def draw_solution(
             patch, gx, gy = ring(round(0.9 * h * scale), soft)
             ink = np.multiply(CORRECTED_COLOUR, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
+    for r, c in zip(*np.nonzero(wrong | highlight), strict=True):
+        h, scale = heights[r, c], max(1.0, scales[r, c])
+        size = round(0.92 * h * scale)
+        tint = tints[r, c]
+        if highlight[r, c]:
+            patch, gx, gy = frame(size)
+            _stamp(
+                out,
+                homography,
+                inverse,
+                patch,
+                (gx, gy),
+                centres[r, c],
+                scale,
+                np.multiply(HINT_COLOUR, tint),
+            )
+        if not wrong[r, c]:
+            continue
+        patch, gx, gy = strike(round(0.8 * h * scale))
+        _stamp(
+            out,
+            homography,
+            inverse,
+            patch,
+            (gx, gy),
+            centres[r, c],
+            scale,
+            np.multiply(MISTAKE_COLOUR, tint),
+        )
+        if digits[r, c]:  # the right digit, small, in the lower right corner
+            small = _ladder(0.36 * h * scale)
+            patch, gx, gy = glyph(int(digits[r, c]), small, font, False)
+            at = centres[r, c] + 0.24 * h
+            _stamp(
+                out,
+                homography,
+                inverse,
+                patch,
+                (gx, gy),
+                at,
+                small / (0.36 * h),
+                np.multiply(MISTAKE_COLOUR, tint),
+            )
     if outline is not None:
         corners = outline
         thickness = max(2, round(max(image.shape[:2]) / 500))
