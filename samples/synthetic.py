@@ -177,6 +177,13 @@ class Style:
     background: tuple[float, float, float] = (90, 110, 140)  # BGR table colour
     filled: float = 0.0  # share of the empty cells already written in by hand (pen)
     pen: tuple[float, float, float] = (120, 45, 25)  # BGR ballpoint blue
+    # a partly solved puzzle as people leave it (off unless asked for):
+    hand_fonts: bool = False  # Debian's hand-writing fonts (and pencil) instead of italics
+    pencil_entries: float = 0.0  # share of the written entries made in pencil, not pen
+    candidates: float = 0.0  # share of the still empty cells holding pencil candidates
+    mistakes: int = 0  # written entries that are wrong
+    crossed: int = 0  # entries struck out and written again beside (the new one right)
+    pencil: tuple[float, float, float] = (105, 105, 112)  # BGR graphite
     extra: dict = field(default_factory=dict)
 
 
@@ -256,6 +263,8 @@ class Page:
     grid_size: int
     pen: np.ndarray | None = None  # (H, W) uint8 hand-written digits, if any
     handwritten: np.ndarray | None = None  # (9, 9) int8 the digits written in, 0 = none
+    pencil: np.ndarray | None = None  # (H, W) uint8 pencil strokes, if any
+    candidates: np.ndarray | None = None  # (9, 9) bool cells holding pencil candidates
 
 
 def _draw_text_block(draw, rng, font, box, line_height) -> None:
@@ -382,6 +391,9 @@ def draw_page(
         back = cv2.GaussianBlur(cv2.flip(ink, 1), (0, 0), 0.004 * g + 0.5)
         ink = np.maximum(ink, cv2.convertScaleAbs(back, alpha=style.show_through))
     pen, handwritten = None, None
+    if style.hand_fonts and solution is not None:
+        hand = _hand_filled(rng, style, givens, solution, (width, height), (gx, gy), g)
+        return Page(ink, (gx, gy), g, *hand)
     if style.filled > 0 and solution is not None:
         pen, handwritten = _handwriting(rng, style, givens, solution, (width, height), (gx, gy), g)
     return Page(ink, (gx, gy), g, pen, handwritten)
@@ -417,6 +429,87 @@ def _handwriting(rng, style: Style, givens, solution, size, origin, g):
         layer.paste(glyph, (round(x), round(y)), glyph)
         handwritten[r, c] = solution[r, c]
     return np.asarray(layer), handwritten
+
+
+# Debian's hand-writing fonts (packages fonts-dkg-handwriting, fonts-breip, fonts-femkeklaver,
+# fonts-humor-sans, fonts-comic-neue): people's digits rather than italics
+HAND_WRITING_FONTS = (
+    "dkg.ttf",
+    "Breip.ttf",
+    "femkeklaver.ttf",
+    "Humor-Sans.ttf",
+    "ComicNeue-Regular.otf",
+)
+
+
+def _hand_filled(rng, style: Style, givens, solution, size, origin, g):
+    """A puzzle partly solved by a person: pen and pencil layers, the digits written (some
+    wrong, some struck out and written again) and the cells holding pencil candidates.
+
+    Returns (pen layer, written digits (9, 9), pencil layer, candidate cells (9, 9)).
+    """
+    fonts = [path for name in HAND_WRITING_FONTS for path in _font_paths(name)]
+    fonts = fonts or [path for name in HAND_FONTS for path in _font_paths(name)] or [None]
+    font_path = fonts[rng.integers(len(fonts))]
+    pen, pencil = Image.new("L", size, 0), Image.new("L", size, 0)
+    handwritten = np.zeros((9, 9), np.int8)
+    candidates = np.zeros((9, 9), bool)
+    cell = g / 9
+    empty = [tuple(rc) for rc in np.argwhere(np.asarray(givens) == 0)]
+    order = [empty[i] for i in rng.permutation(len(empty))]
+    n_written = round(style.filled * len(order))
+    written, rest = order[:n_written], order[n_written:]
+    wrong = set(written[: style.mistakes])
+    crossed = set(written[style.mistakes : style.mistakes + style.crossed])
+
+    def put(layer, digit: int, r: int, c: int, height: float, dx: float, dy: float, fill=230):
+        face = _font(font_path, max(5, round(cell * height)))
+        left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
+        glyph = Image.new("L", (right - left + 8, bottom - top + 8), 0)
+        ImageDraw.Draw(glyph).text(
+            (4 - left, 4 - top), str(digit), font=face, fill=fill, anchor="lt"
+        )
+        glyph = glyph.rotate(rng.uniform(-10, 10), resample=Image.BICUBIC, expand=True)
+        x = origin[0] + (c + 0.5 + dx) * cell - glyph.width / 2
+        y = origin[1] + (r + 0.5 + dy) * cell - glyph.height / 2
+        layer.paste(glyph, (round(x), round(y)), glyph)
+        return x, y, glyph.width, glyph.height
+
+    for r, c in written:
+        right = int(solution[r, c])
+        digit = right
+        if (r, c) in wrong:
+            digit = int(rng.choice([d for d in range(1, 10) if d != right]))
+        layer = pencil if rng.random() < style.pencil_entries else pen
+        if (r, c) in crossed:  # a wrong first try, struck out, the right digit beside it
+            old = int(rng.choice([d for d in range(1, 10) if d != right]))
+            x, y, w, h = put(layer, old, r, c, 0.45, -0.2, -0.15)
+            ImageDraw.Draw(layer).line(
+                [(x, y + h), (x + w, y)], fill=230, width=max(1, round(cell / 18))
+            )
+            put(layer, digit, r, c, 0.5, 0.2, 0.15)
+        else:
+            put(
+                layer,
+                digit,
+                r,
+                c,
+                rng.uniform(0.55, 0.8),
+                rng.uniform(-0.1, 0.1),
+                rng.uniform(-0.1, 0.1),
+            )
+        handwritten[r, c] = digit
+    for r, c in rest[: round(style.candidates * len(rest))]:
+        right = int(solution[r, c])
+        others = [d for d in range(1, 10) if d != right]
+        marks = [right] + [
+            int(d) for d in rng.choice(others, int(rng.integers(1, 4)), replace=False)
+        ]
+        for d in marks:  # small digits where players put them: 1 top left ... 9 bottom right
+            row, col = divmod(d - 1, 3)
+            put(pencil, d, r, c, 0.28, (col - 1) / 3.3, (row - 1) / 3.3)
+        candidates[r, c] = True
+    return np.asarray(pen), handwritten, np.asarray(pencil), candidates
 
 
 def _font_paths(name: str) -> tuple[str, ...]:
@@ -612,7 +705,7 @@ def _shake_kernel(length: float, angle: float) -> np.ndarray | None:
     return kernel / kernel.sum()
 
 
-def _expose(rng, style: Style, ink, on_page, cell_px: float, pen=None):
+def _expose(rng, style: Style, ink, on_page, cell_px: float, pen=None, pencil=None):
     """The photo the sensor records from ink and page coverage (uint8 maps in photo space):
     paper and table colours, light and shadow, lens blur, sensor noise. BGR uint8.
 
@@ -630,6 +723,12 @@ def _expose(rng, style: Style, ink, on_page, cell_px: float, pen=None):
         lit_pen = penned * lit
         lit *= 1 - penned
         del penned
+    lit_pencil = None
+    if pencil is not None:
+        graphite = pencil.astype(f32) * f32(0.7 / 255)  # graphite lets some paper through
+        lit_pencil = graphite * lit
+        lit *= 1 - graphite
+        del graphite
     page = on_page.astype(f32) * f32(1 / 255)
     lit_paper = (1 + 0.012 * _smooth_noise(rng, shape, 40)) * page * lit
     lit *= 1 - page
@@ -647,6 +746,8 @@ def _expose(rng, style: Style, ink, on_page, cell_px: float, pen=None):
         channel += lit_ink * f32(style.ink[c] * cast[c])
         if lit_pen is not None:
             channel += lit_pen * f32(style.pen[c] * cast[c])
+        if lit_pencil is not None:
+            channel += lit_pencil * f32(style.pencil[c] * cast[c])
         cv2.GaussianBlur(channel, (0, 0), sigma, dst=channel)
         if streak is not None:
             cv2.filter2D(channel, -1, streak, dst=channel, borderType=cv2.BORDER_REFLECT)
@@ -678,6 +779,19 @@ class SyntheticPhoto:
     style: Style
     seed: int
     handwritten: np.ndarray | None = None  # (9, 9) int8 digits written in by hand, 0 = none
+    candidates: np.ndarray | None = None  # (9, 9) bool cells holding pencil candidates
+
+    @property
+    def kinds(self) -> str:
+        """81 letters as the reader reports them: `.` empty, `p` printed, `w` written, `c`
+        pencil candidates."""
+        letters = np.full(81, ".")
+        letters[np.asarray(self.givens).reshape(81) > 0] = "p"
+        if self.handwritten is not None:
+            letters[np.asarray(self.handwritten).reshape(81) > 0] = "w"
+        if self.candidates is not None:
+            letters[np.asarray(self.candidates).reshape(81)] = "c"
+        return "".join(letters)
 
 
 def render_photo(
@@ -707,12 +821,14 @@ def render_photo(
     ink = cv2.remap(page.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
     sheet = np.full(page.ink.shape, 255, np.uint8)
     on_page = cv2.remap(sheet, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
-    pen = None
+    pen = pencil = None
     if page.pen is not None:
         pen = cv2.remap(page.pen, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+    if page.pencil is not None:
+        pencil = cv2.remap(page.pencil, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
     del map_x, map_y
 
-    image = _expose(rng, style, ink, on_page, grid_px / 9, pen)
+    image = _expose(rng, style, ink, on_page, grid_px / 9, pen, pencil)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
     jpeg = buf.tobytes()
     g = page.grid_size
@@ -727,6 +843,7 @@ def render_photo(
         style=style,
         seed=seed,
         handwritten=page.handwritten,
+        candidates=page.candidates,
     )
 
 
