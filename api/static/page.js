@@ -17,7 +17,12 @@ const hintText = document.getElementById("hint-text");
 
 // The board: what the puzzle is (givens), where each given came from, and what we know.
 const state = {
-  givens: new Array(N).fill(0),
+  mode: "solve", // "solve" | "check" | "hint": what the user asked for
+  givens: new Array(N).fill(0), // the printed digits: the puzzle
+  entries: new Array(N).fill(0), // the user's own hand-written digits
+  pencil: new Set(), // cells holding pencil candidates
+  lastCell: -1,
+  lastFile: null,
   origin: new Array(N).fill(""), // "photo" | "edited" | ""
   low: new Array(N).fill(false),
   corrected: new Map(), // cell -> text for its tooltip
@@ -36,7 +41,10 @@ for (let i = 0; i < N; i++) {
   cell.maxLength = 2;
   cell.setAttribute("aria-label", `row ${r + 1} column ${c + 1}`);
   cell.dataset.cell = String(i);
-  cell.addEventListener("focus", () => cell.select());
+  cell.addEventListener("focus", () => {
+    state.lastCell = i;
+    cell.select();
+  });
   cell.addEventListener("input", () => editCell(i, cell.value));
   board.appendChild(cell);
   cells.push(cell);
@@ -56,11 +64,24 @@ function cellIndex(name) {
   return m ? (Number(m[1]) - 1) * 9 + Number(m[2]) - 1 : -1;
 }
 
+function mistakes() {
+  // entries that disagree with the solution (none known without one)
+  const wrong = new Set();
+  if (!state.solution) return wrong;
+  state.entries.forEach((v, i) => {
+    if (v && !state.givens[i] && v !== state.solution[i]) wrong.add(i);
+  });
+  return wrong;
+}
+
 function draw() {
+  const wrong = mistakes();
   for (let i = 0; i < N; i++) {
     const cell = cells[i];
     const given = state.givens[i];
-    const shown = given || (state.solution ? state.solution[i] : 0);
+    const entry = given ? 0 : state.entries[i];
+    const answer = state.mode === "solve" && state.solution ? state.solution[i] : 0;
+    const shown = given || entry || answer;
     if (document.activeElement !== cell || cell.value !== String(shown || "")) {
       cell.value = shown ? String(shown) : "";
     }
@@ -71,7 +92,13 @@ function draw() {
     cell.classList.toggle("corrected", origin === "photo" && state.corrected.has(i));
     cell.classList.toggle("conflict", state.conflicts.has(i));
     cell.classList.toggle("hinted", state.hinted.has(i));
-    cell.title = state.corrected.get(i) || (state.low[i] && origin === "photo" ? "unsure reading" : "");
+    cell.classList.toggle("entry", entry > 0);
+    cell.classList.toggle("mistake", wrong.has(i));
+    cell.classList.toggle("pencil", !given && !entry && state.pencil.has(i));
+    const should = state.mode === "solve" && wrong.has(i) ? `, should be ${state.solution[i]}` : "";
+    cell.title = wrong.has(i)
+      ? `your ${entry} is wrong${should}`
+      : state.corrected.get(i) || (state.low[i] && origin === "photo" ? "unsure reading" : "");
   }
 }
 
@@ -95,6 +122,8 @@ function loadReading(result) {
   for (const fix of result.corrections || []) {
     state.corrected.set(fix.index, `read ${fix.read || "empty"}, the rules made it ${fix.now || "empty"}`);
   }
+  state.entries = Array.from(result.entries || "0".repeat(N), (ch) => Number(ch) || 0);
+  state.pencil = new Set((result.candidates || []).map((c) => c.index));
   state.solution = result.solution ? Array.from(result.solution, Number) : null;
   state.conflicts = new Set();
   state.hinted = new Set();
@@ -131,13 +160,14 @@ const UPLOAD_ERRORS = {
 
 async function upload(file, attempt = 1) {
   if (!file) return;
+  state.lastFile = file;
   say("Reading the photo…", "busy");
   hintText.hidden = true;
   let response, body;
   try {
     const form = new FormData();
     form.append("image", await shrink(file), file.name || "photo.jpg");
-    response = await fetch("/v1/solve", {
+    response = await fetch(`/v1/solve?mode=${state.mode}`, {
       method: "POST",
       body: form,
       headers: { Accept: "application/json" },
@@ -151,10 +181,20 @@ async function upload(file, attempt = 1) {
     loadReading(body);
     photo.hidden = false;
     solvedImage.src = body.output;
-    solvedImage.alt = "the photo with the solution drawn in";
+    solvedImage.alt = {
+      solve: "the photo with the solution drawn in",
+      check: "the photo with your wrong entries struck out",
+      hint: "the photo with the next step marked",
+    }[state.mode];
     download.href = body.output;
     download.hidden = false;
-    say(`Solved. ${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
+    if (body.hint) {
+      state.hinted = new Set([...(body.hint.cells || []), ...(body.hint.placements || []).map((p) => p.cell)].map(cellIndex));
+      hintText.textContent = `${body.hint.technique}: ${sentence(body.hint.sentence)}`;
+      hintText.hidden = false;
+      draw();
+    }
+    say(`${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
     return;
   }
   const error = body.error || { message: response.statusText, code: "" };
@@ -212,6 +252,13 @@ for (const id of ["camera", "library"]) {
 
 function editCell(i, text) {
   const digit = Number(String(text).replace(/[^1-9]/g, "").slice(-1)) || 0;
+  if (!state.givens[i] && state.entries[i]) {
+    // the user's own entry: fix what was read, the puzzle stays as it is
+    state.entries[i] = digit;
+    cells[i].value = digit ? String(digit) : "";
+    draw();
+    return;
+  }
   if (digit === state.givens[i] && state.origin[i] !== "") {
     draw();
     return;
@@ -264,7 +311,7 @@ async function resolve() {
   }
   if (body.status === "unique") {
     state.solution = Array.from(body.solutions[0], Number);
-    say("Solved with your fix. (The photo above still shows the first reading.)", "ok");
+    say(`${modeSummary()} (The photo above still shows the first reading.)`, "ok");
   } else if (body.status === "multiple") {
     say("These digits allow more than one solution: a digit is probably missing.", "error");
   } else if (body.status === "invalid") {
@@ -278,10 +325,61 @@ async function resolve() {
   draw();
 }
 
+function modeSummary() {
+  // what the board says now, in the words of the chosen mode
+  const wrong = mistakes().size;
+  const written = state.entries.filter((v, i) => v && !state.givens[i]).length;
+  const left = state.givens.filter((v, i) => !v && !(state.entries[i] && !mistakes().has(i))).length;
+  if (state.mode === "solve") return wrong ? `Solved; ${wrong} of your entries are wrong (red).` : "Solved.";
+  if (!written) return `${left} cells left.`;
+  if (!wrong && !left) return "Finished, and every entry is right.";
+  return `${wrong} wrong ${wrong === 1 ? "entry" : "entries"}, ${left} cells left.`;
+}
+
+function stateLine() {
+  // the printed digits plus the right entries: where a hint starts from
+  return state.givens
+    .map((v, i) => {
+      const e = state.entries[i];
+      const right = e && state.solution && e === state.solution[i];
+      return v ? String(v) : right ? String(e) : ".";
+    })
+    .join("");
+}
+
+function setKind(kind) {
+  const i = state.lastCell;
+  if (i < 0) return;
+  const digit = state.givens[i] || state.entries[i] || Number(cells[i].value) || 0;
+  state.givens[i] = kind === "p" ? digit : 0;
+  state.entries[i] = kind === "w" ? digit : 0;
+  state.origin[i] = "edited";
+  state.pencil.delete(i);
+  state.hinted = new Set();
+  resolveSoon();
+}
+
+for (const button of document.querySelectorAll("#cell-tools [data-kind]")) {
+  button.addEventListener("click", () => setKind(button.dataset.kind));
+}
+
+for (const button of document.querySelectorAll(".modes .mode")) {
+  button.addEventListener("click", () => {
+    state.mode = button.dataset.mode;
+    for (const other of document.querySelectorAll(".modes .mode")) {
+      other.setAttribute("aria-checked", String(other === button));
+    }
+    hintText.hidden = true;
+    state.hinted = new Set();
+    draw();
+    if (state.lastFile) upload(state.lastFile);
+  });
+}
+
 hintButton.addEventListener("click", async () => {
   let answer;
   try {
-    answer = await postGrid({ explain: true, limit: 2 });
+    answer = await postGrid({ explain: true, limit: 2, puzzle: stateLine() });
   } catch (error) {
     say("Could not reach the server. Check the connection and try again.", "error");
     return;
