@@ -56,7 +56,7 @@ $(INSTALLED): pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(INSTALLED_DEV): pyproject.toml $(INSTALLED)
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,dask]'
 	@touch $@
 
 $(COMPILED): $(INSTALLED) $(wildcard solver/*.py)

@@ -166,7 +166,7 @@ def make_plan(
     >>> [pathlib.Path(t.target).relative_to(folder).as_posix() for t in plan.tasks()]
     ['out/a.solved.jpg']
     """
-    inputs = [str(p) for p in inputs]
+    inputs = [local_path(str(p)) for p in inputs]
     if not inputs:
         raise PlanError("name at least one photo or folder")
     stores = [store_for(p) for p in inputs]
@@ -179,8 +179,8 @@ def make_plan(
     report = Path(report) if report is not None else None
     if report is not None and report.suffix.lower() not in (".jsonl", ".csv"):
         raise PlanError(f"--report {report}: name a .jsonl or .csv file")
-    out = str(out) if out is not None else None
-    output = str(output) if output is not None else None
+    out = local_path(str(out)) if out is not None else None
+    output = local_path(str(output)) if output is not None else None
     single = len(inputs) == 1 and stores[0].is_file(inputs[0]) and out is None
     if output is not None and not single:
         raise PlanError("-o/--output names the result of ONE photo; use --out DIR for several")
@@ -383,6 +383,8 @@ def _tasks(inputs: list[str], out: str | None, recursive: bool) -> Iterator[Task
     out = local_path(out) if out is not None else None
     store = store_for(inputs[0])
     out_store = store_for(out) if out is not None else None
+    if isinstance(out_store, RemoteStore):
+        out = out_store._url(out_store._path(out))  # one spelling, as inputs are listed
     bases = [p if store.is_dir(p) else _parent(store, p) for p in inputs]
     common = store.common(bases)
     named = {_key(store, p) for p in inputs if not store.is_dir(p)}

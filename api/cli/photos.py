@@ -31,11 +31,15 @@ def register(app: typer.Typer) -> None:
 
 
 def solve(
-    paths: list[Path] = typer.Argument(
-        ..., help="Photos, or folders of photos.", show_default=False
+    paths: list[str] = typer.Argument(
+        ...,
+        help="Photos, or folders of photos: paths, or fsspec URLs (file://, s3://... with the dask extra).",
+        show_default=False,
     ),
-    out: Path | None = typer.Option(
-        None, "--out", help="Folder for the solved photos (batch mode; folder layout mirrored)."
+    out: str | None = typer.Option(
+        None,
+        "--out",
+        help="Folder (or URL) for the solved photos (batch mode; folder layout mirrored).",
     ),
     output: Path | None = typer.Option(
         None, "-o", "--output", help="One photo: where to write it (.jpg or .png)."
@@ -56,6 +60,16 @@ def solve(
     no_rules: bool = typer.Option(
         False, "--no-rules", help="Do not let the sudoku rules correct misread digits."
     ),
+    scheduler: str | None = typer.Option(
+        None,
+        "--scheduler",
+        help="Run the batch on Dask: tcp://HOST:8786 (a running scheduler) or local:N (N worker processes here). Needs the dask extra.",
+    ),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Go on from --report: photos it already holds are skipped, the rest appended.",
+    ),
 ) -> None:
     """Solve sudoku photos and draw the missing digits onto them.
 
@@ -67,7 +81,7 @@ def solve(
     err = stderr_console()
     try:
         plan = make_plan(
-            [str(p) for p in paths],
+            paths,
             out=out,
             output=output,
             recursive=recursive,
@@ -75,12 +89,30 @@ def solve(
             report=report,
             settings=Settings(engine, use_rules=not no_rules),
         )
+        if resume and plan.report is None:
+            raise PlanError("--resume goes on from a report: give --report R.jsonl (or .csv)")
     except PlanError as error:
         err.print(f"[bold red]error:[/] {error}", highlight=False)
         raise typer.Exit(2) from None
-    if plan.single:
+    if plan.single and not resume:
         raise typer.Exit(_solve_single(plan, as_json))
-    raise typer.Exit(_solve_batch(plan, as_json))
+    if scheduler is None:
+        raise typer.Exit(_solve_batch(plan, as_json, resume=resume))
+    raise typer.Exit(_solve_on_dask(plan, as_json, scheduler, resume))
+
+
+def _solve_on_dask(plan, as_json: bool, scheduler: str, resume: bool) -> int:
+    from api.cluster import SchedulerError, connect, dask_runner, workers_of
+
+    err = stderr_console()
+    try:
+        with connect(scheduler) as client:
+            plan.workers = workers_of(client)
+            err.print(f"dask: {scheduler}, {plan.workers} worker threads", highlight=False)
+            return _solve_batch(plan, as_json, dask_runner(client), resume)
+    except SchedulerError as error:
+        err.print(f"[bold red]error:[/] {error}", highlight=False)
+        return 2
 
 
 def _solve_single(plan, as_json: bool) -> int:
@@ -175,10 +207,13 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
             progress.start()
             progress.add_task("solving", total=None if total is None else max(total - n, 0))
 
+    lost = None
     try:
         run(plan, runner, resume=resume, on_record=done, on_skip=skipped)
     except KeyboardInterrupt:
         interrupted = True
+    except _lost_scheduler() as error:
+        lost = error
     finally:
         if progress is not None:
             progress.stop()
@@ -187,6 +222,13 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
         err.print(f"[bold red]error:[/] no photos found (looked for {extensions})")
         return 1
     _summary(err, counts, total, time.perf_counter() - start, plan, interrupted)
+    if lost is not None:
+        err.print(
+            f"[bold red]error:[/] lost the Dask scheduler ({type(lost).__name__}: {lost}); "
+            "the report holds every photo finished: run again with --resume",
+            highlight=False,
+        )
+        return 1
     if interrupted:
         return 130
     return 0 if set(counts) <= {"solved"} else 1
@@ -219,6 +261,15 @@ def _progress(console):
         console=console,
         transient=True,
     )
+
+
+def _lost_scheduler() -> tuple[type[BaseException], ...]:
+    """The errors of a lost Dask scheduler, when Dask is loaded at all."""
+    if "distributed" not in sys.modules:
+        return ()
+    from api.cluster import lost_scheduler_errors
+
+    return lost_scheduler_errors()
 
 
 def _print_line(out, record) -> None:
