@@ -6,6 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 INSTALLED_DEV := $(VENV)/.installed-dev
+# numba compiles the solver's kernels on first use (15-25 s) and keeps them on disk; compiling
+# them during set-up spares the user's first command that wait.
+COMPILED := $(VENV)/.compiled
 APT_RUN := tesseract-ocr
 APT_TEST := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35
 # `make serve HOST=0.0.0.0` lets a phone on the same network reach the page.
@@ -38,10 +41,10 @@ format: setup-dev
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-setup: $(INSTALLED)
+setup: $(INSTALLED) $(COMPILED)
 	@sh .ci/system-packages $(APT_RUN)
 
-setup-dev: $(INSTALLED_DEV)
+setup-dev: $(INSTALLED_DEV) $(COMPILED)
 	@sh .ci/system-packages $(APT_TEST)
 
 $(BIN)/python:
@@ -53,7 +56,12 @@ $(INSTALLED): pyproject.toml | $(BIN)/python
 	@touch $@
 
 $(INSTALLED_DEV): pyproject.toml $(INSTALLED)
-	$(BIN)/python -m pip install -q -e '.[dev]'
+	$(BIN)/python -m pip install -q -e '.[dev,dask]'
+	@touch $@
+
+$(COMPILED): $(INSTALLED) $(wildcard solver/*.py)
+	@echo "compiling the solver once (about 15 s)"
+	$(BIN)/python -c "from solver.many import compile_all; print(f'{compile_all():.1f} s')"
 	@touch $@
 
 clean:

@@ -40,17 +40,12 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
+from api.evaluation import read_dat  # noqa: E402
+
 SHARED = REPO.parent / "shared"
 WICHT = SHARED / "datasets" / "wichtounet" / "images"
 KUBIESA = SHARED / "datasets" / "kubiesa" / "images"
 CLI = REPO / ".venv" / "bin" / "sudoku-lens"
-
-
-def dat_givens(path: Path) -> np.ndarray:
-    """The 81 printed givens of a wichtounet .dat (lines 3-11, whitespace separated)."""
-    rows = path.read_text().splitlines()[2:11]
-    values = [int(v) for row in rows for v in row.split()]
-    return np.array(values, dtype=np.int8)
 
 
 def true_solution(givens: np.ndarray) -> str | None:
@@ -111,7 +106,7 @@ def tree_rss(root: int) -> int:
 
 def accuracy(report: Path, photos: list[Path]) -> dict:
     """Solved-correct, solved-wrong and the other statuses from a --report jsonl."""
-    truth = {str(p): true_solution(dat_givens(p.with_suffix(".dat"))) for p in photos}
+    truth = {str(p): true_solution(read_dat(p.with_suffix(".dat")).reshape(81)) for p in photos}
     counts = {"solved correctly": 0, "solved WRONG": 0}
     wrong, failed = [], []
     for line in report.read_text().splitlines():

@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 SHARED = REPO.parent / "shared" / "datasets"
 
-from api.cli.evaluate import evaluate, find_samples, summarise  # noqa: E402
+from api.evaluation import evaluate, find_samples, summarise  # noqa: E402
 from api.threads import limit_threads  # noqa: E402
 
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from bench import reference  # noqa: E402
 from solver import dlx, fast  # noqa: E402
-from solver.grid import _for_size  # noqa: E402
+from solver.geometry import for_size  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "puzzles"
 SETS = (
@@ -93,7 +93,7 @@ def timed(fn, repeats: int, clock=time.process_time) -> tuple[float, object]:
 
 
 def fast_single(values: np.ndarray):
-    g = _for_size(9)
+    g = for_size(9)
     out = np.zeros_like(values)
     counts = np.zeros(len(values), np.int32)
     for i, v in enumerate(values):
@@ -143,7 +143,7 @@ def main() -> None:
     )  # best of 5: the machine is shared, take the least disturbed run
     import numba
 
-    g = _for_size(9)
+    g = for_size(9)
     warm = np.zeros((2, 81), np.int8)
     t0 = time.perf_counter()
     fast.solve_batch(warm, g)

@@ -17,10 +17,12 @@ from solver.grid import (
     format_rows,
     parse,
 )
+from solver.many import LineOutcome, solve_many
 from solver.solve import SolveResult, count_solutions, is_unique, solve
 
 __all__ = [
     "Geometry",
+    "LineOutcome",
     "Puzzle",
     "PuzzleFormatError",
     "SolveResult",
@@ -36,5 +38,6 @@ __all__ = [
     "parse",
     "rectangular",
     "solve",
+    "solve_many",
     "standard",
 ]

@@ -30,25 +30,30 @@ for everything else and for explaining why a puzzle has no solution.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 from numba import njit, prange
+
+from solver.geometry import standard
 
 BAND = (1 << 27) - 1  # every cell of a band
 ROW = 0x1FF  # one row of a band
 BOX = 0x7 | 0x7 << 9 | 0x7 << 18  # the first box of a band: three cells of each of its rows
 WORDS = 30  # 9 digits × 3 bands, then the placed cells of each band
 
+# A search's scratch, made once per batch (per thread): one board state per search level,
+# the digit words as last checked for hidden singles, the branch cells and their untried
+# candidates, and statistics (search nodes). A namedtuple, which numba compiles as a tuple.
+Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats")
+
 
 def _peer_masks() -> np.ndarray:
-    """(81, 3): for each cell, its peers in each band (same row, column or box)."""
+    """(81, 3): for each cell, its peers (`Geometry.peers` of the 9×9 board) in each band."""
     masks = np.zeros((81, 3), np.int64)
-    for cell in range(81):
-        r, c = divmod(cell, 9)
-        for other in range(81):
-            orow, ocol = divmod(other, 9)
-            same_box = orow // 3 == r // 3 and ocol // 3 == c // 3
-            if other != cell and (orow == r or ocol == c or same_box):
-                masks[cell, other // 27] |= 1 << (other % 27)
+    for cell, peers in enumerate(standard(3).peers):
+        for other in peers:
+            masks[cell, other // 27] |= 1 << (other % 27)
     return masks
 
 
@@ -318,8 +323,14 @@ def _store(s, out):
 @njit(cache=True)
 def _search(givens, limit, buffers, out):
     """Count solutions up to `limit`, keeping the first `len(out)`; as `fast._search`.
-    `buffers` is scratch from `_buffers`."""
-    stack, seen, branch_cell, branch_rest, stats = buffers
+    `buffers` is a `Scratch` from `_buffers`."""
+    stack, seen, branch_cell, branch_rest, stats = (
+        buffers.stack,
+        buffers.seen,
+        buffers.branch_cell,
+        buffers.branch_rest,
+        buffers.stats,
+    )
     s = stack[0]
     for i in range(27):
         s[i] = BAND
@@ -376,12 +387,12 @@ def _search(givens, limit, buffers, out):
 
 @njit(cache=True)
 def _buffers():
-    return (
+    return Scratch(
         np.empty((82, WORDS), np.int64),
         np.empty(27, np.int64),
         np.empty(82, np.int64),
         np.empty(82, np.int64),
-        np.zeros(2, np.int64),  # statistics: search nodes
+        np.zeros(2, np.int64),
     )
 
 
@@ -390,7 +401,7 @@ def _batch(puzzles, limit, counts, solutions):
     buffers = _buffers()
     for i in range(puzzles.shape[0]):
         counts[i] = _search(puzzles[i], limit, buffers, solutions[i : i + 1])
-    return buffers[4][0]
+    return buffers.stats[0]
 
 
 @njit(cache=True, parallel=True)

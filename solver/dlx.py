@@ -24,8 +24,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 from numba import njit
 
-from solver.geometry import Geometry
-from solver.grid import per_geometry
+from solver.geometry import Geometry, per_geometry
 
 HEAD = 0  # node 0 is the root; nodes 1..n_columns are column headers
 

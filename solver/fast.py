@@ -31,6 +31,7 @@ computed from per-segment masks (the cells where two units meet) for speed.
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -39,19 +40,34 @@ from numba import njit, prange
 from solver import bands
 from solver import geometry as geo
 from solver.bands import popcount as _popcount
-from solver.geometry import Geometry
-from solver.grid import per_geometry
+from solver.geometry import Geometry, per_geometry
 
 # Why a propagation failed, kept for the user's "why is there no solution".
 FAIL_NONE, FAIL_CELL, FAIL_UNIT, FAIL_CELL_TWO = 0, 1, 2, 3
 # Locked candidates run when singles stall and at least this many cells are unsolved.
-# Measured on 9×9 (nodes per puzzle, top1465 / hardest-11+): never 52 / 171, always
-# 21 / 140, from 50 unsolved 26 / 163; early in the search they cut the most branches
-# for their cost, late they cost more than the branches they save. Batch puzzles/s by
-# threshold, two sweeps on a quiet machine (hardest-11+ / top1465 / 17-clue):
+# The trade: a pass scans every box-line meeting, which costs about as much as a search
+# node; early in the search it cuts whole subtrees, late it costs more than the branches it
+# saves. A lower threshold favours sparse, hard boards (fewer nodes), a higher one boards
+# that singles nearly solve. Measured on 9×9 (nodes per puzzle, top1465 / hardest-11+):
+# never 52 / 171, always 21 / 140, from 50 unsolved 26 / 163. Batch puzzles/s by threshold,
+# two sweeps on a quiet machine (hardest-11+ / top1465 / 17-clue):
 # 0: 4.1k/20.5k/74k, 40: 4.2-4.5k/22k/79k, 50: 4.9-5.0k/23.6k/76k, 55: 5.1k/22.6k/73k,
-# 60: 5.1k/20.3k/70k, never: 5.1k/16.3k/68k. 55 is the one that meets every target.
+# 60: 5.1k/20.3k/70k, never: 5.1k/16.3k/68k. 55 buys 2-4% on the hardest set for about
+# 4% on top1465 and 17-clue against 50; 40 would favour 17-clue-like boards instead.
+# (Only the generic kernel reads it: 16×16, diagonal, clover and the 9×9 "no solution"
+# explanation; `solver.bands` has its own locked-candidates rule.)
 LOCKED_FROM = 55
+
+
+# What the kernels take: a namedtuple, which numba compiles as a tuple (no cost), read by
+# name. The fields are `Tables`' arrays, in its order.
+KernelTables = namedtuple(
+    "KernelTables",
+    "peers n_peers units cell_units n_cell_units lock_shared lock_a lock_b lock_sizes"
+    " seg_cells seg_n seg_pairs seg_pair_n locked_from",
+)
+# One search's scratch (see `_buffers`).
+Scratch = namedtuple("Scratch", "stack queue branch_cell branch_rest dirty stats")
 
 
 @dataclass(frozen=True)
@@ -77,12 +93,12 @@ class Tables:
     seg_pairs: np.ndarray  # (n_seg_pairs, 1 + 2 * max_parts) int32: shared, parts of a, parts of b
     seg_pair_n: np.ndarray  # (n_seg_pairs, 2) int32: how many parts for a and for b
     size: int
-    settings: np.ndarray = field(default_factory=lambda: np.array([LOCKED_FROM], np.int32))
+    locked_from: np.ndarray = field(default_factory=lambda: np.array([LOCKED_FROM], np.int32))
 
     @property
-    def arrays(self) -> tuple[np.ndarray, ...]:
-        """What the kernels take, in their order."""
-        return (
+    def arrays(self) -> KernelTables:
+        """What the kernels take."""
+        return KernelTables(
             self.peers,
             self.n_peers,
             self.units,
@@ -96,7 +112,7 @@ class Tables:
             self.seg_n,
             self.seg_pairs,
             self.seg_pair_n,
-            self.settings,
+            self.locked_from,
         )
 
 
@@ -217,7 +233,7 @@ def _remove_from(cand, cells, n, bits, queue, qt, t, dirty, fail):
                 fail[1] = c
                 fail[2] = bits
                 return -1
-            _mark(dirty, t[3], t[4], c)
+            _mark(dirty, t.cell_units, t.n_cell_units, c)
             if m & (m - 1) == 0:
                 queue[qt] = c
                 qt += 1
@@ -230,8 +246,8 @@ def _locked_candidates(cand, queue, qt, t, dirty, fail):
     """Box-line interactions: a symbol that, within one unit, fits only where it meets a
     second unit is removed from the rest of that second unit. Returns the new queue end
     (unchanged when nothing was removed), or -1 on a contradiction."""
-    shared, rest_a, rest_b, sizes = t[5], t[6], t[7], t[8]
-    seg_cells, seg_n, seg_pairs, seg_pair_n = t[9], t[10], t[11], t[12]
+    shared, rest_a, rest_b, sizes = t.lock_shared, t.lock_a, t.lock_b, t.lock_sizes
+    seg_cells, seg_n, seg_pairs, seg_pair_n = t.seg_cells, t.seg_n, t.seg_pairs, t.seg_pair_n
     start = qt
     changed = False
     if seg_pairs.shape[0]:
@@ -303,7 +319,8 @@ def _propagate(cand, queue, qt, t, dirty, full, fail):
     singles. Returns False at the first contradiction, recording in `fail` what emptied:
     (FAIL_CELL, cell, symbol bit) or (FAIL_UNIT, unit, missing bits).
     """
-    peers, n_peers, units, cell_units, n_cell_units = t[0], t[1], t[2], t[3], t[4]
+    peers, n_peers, units = t.peers, t.n_peers, t.units
+    cell_units, n_cell_units = t.cell_units, t.n_cell_units
     unsolved = cand.shape[0] - 1  # the last slot counts the cells not yet solved
     qh = 0
     n_units, size = units.shape
@@ -369,7 +386,7 @@ def _propagate(cand, queue, qt, t, dirty, full, fail):
                     found = True
         if found:
             continue
-        if cand[unsolved] < t[13][0]:
+        if cand[unsolved] < t.locked_from[0]:
             return True
         qt = _locked_candidates(cand, queue, qt, t, dirty, fail)
         if qt == -1:
@@ -414,8 +431,14 @@ def _search(givens, t, limit, buffers, out, fail):
     placement queue, the branch cells and their untried candidates, dirty-unit flags.
     Returns the count; fail[0] is FAIL_NONE unless the givens' own propagation failed.
     """
-    stack, queue, branch_cell, branch_rest, dirty, stats = buffers
-    units = t[2]
+    stack, queue, branch_cell, branch_rest = (
+        buffers.stack,
+        buffers.queue,
+        buffers.branch_cell,
+        buffers.branch_rest,
+    )
+    dirty, stats = buffers.dirty, buffers.stats
+    units = t.units
     n = givens.shape[0]
     size = units.shape[1]
     full = (1 << size) - 1
@@ -472,7 +495,7 @@ def _search(givens, t, limit, buffers, out, fail):
             nxt[n] -= 1
             queue[0] = cell
             dirty[:] = 0
-            _mark(dirty, t[3], t[4], cell)
+            _mark(dirty, t.cell_units, t.n_cell_units, cell)
             stats[0] += 1
             if _propagate(nxt, queue, 1, t, dirty, full, scratch):
                 depth = level
@@ -485,35 +508,38 @@ def _search(givens, t, limit, buffers, out, fail):
 
 @njit(cache=True)
 def _buffers(n_cells, n_units):
-    return (
+    """A `Scratch`: one row of candidate masks per search level (the last slot counts the
+    unsolved cells), the placement queue, the branch cells and their untried candidates,
+    dirty-unit flags, statistics (search nodes)."""
+    return Scratch(
         np.empty((n_cells + 1, n_cells + 1), np.int32),
         np.empty(n_cells + 1, np.int32),
         np.empty(n_cells + 1, np.int32),
         np.empty(n_cells + 1, np.int32),
         np.empty(n_units, np.uint8),
-        np.zeros(2, np.int64),  # statistics: search nodes
+        np.zeros(2, np.int64),
     )
 
 
 @njit(cache=True)
 def _search_one(givens, t, limit, out, fail):
-    buffers = _buffers(givens.shape[0], t[2].shape[0])
+    buffers = _buffers(givens.shape[0], t.units.shape[0])
     return _search(givens, t, limit, buffers, out, fail)
 
 
 @njit(cache=True)
 def _batch(puzzles, t, limit, counts, solutions):
-    buffers = _buffers(puzzles.shape[1], t[2].shape[0])
+    buffers = _buffers(puzzles.shape[1], t.units.shape[0])
     fail = np.zeros(3, np.int32)
     for i in range(puzzles.shape[0]):
         counts[i] = _search(puzzles[i], t, limit, buffers, solutions[i : i + 1], fail)
-    return buffers[5][0]
+    return buffers.stats[0]
 
 
 @njit(cache=True, parallel=True)
 def _parallel(puzzles, t, limit, counts, solutions, n_workers):
     for w in prange(n_workers):
-        buffers = _buffers(puzzles.shape[1], t[2].shape[0])
+        buffers = _buffers(puzzles.shape[1], t.units.shape[0])
         fail = np.zeros(3, np.int32)
         for i in range(w, puzzles.shape[0], n_workers):
             counts[i] = _search(puzzles[i], t, limit, buffers, solutions[i : i + 1], fail)

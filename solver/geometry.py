@@ -12,13 +12,18 @@ group of `size` cells that must hold every symbol exactly once.
 'r3c3'
 >>> sorted(g.peers[0])[:4]
 [1, 2, 3, 4]
+
+The constructors hand out one shared Geometry object per shape (`standard(3) is for_size(9)`),
+so that tables built per geometry with `per_geometry` are built once per process.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property, wraps
+from typing import TypeVar
 
 
 @dataclass(frozen=True)
@@ -133,9 +138,28 @@ def _build(name, rows, cols, positions, named_units, size, box_shape) -> Geometr
 def rectangular(box_rows: int, box_cols: int) -> Geometry:
     """A size×size sudoku with box_rows×box_cols boxes (size = box_rows*box_cols).
 
+    Parameters
+    ----------
+    box_rows, box_cols : int
+        The shape of one box.
+
+    Returns
+    -------
+    Geometry
+        The shared object for this shape: every call with the same box returns it.
+
+    Examples
+    --------
     >>> rectangular(2, 3).size
     6
+    >>> rectangular(2, 3) is rectangular(2, 3)
+    True
     """
+    return _rectangular(int(box_rows), int(box_cols))
+
+
+@cache
+def _rectangular(box_rows: int, box_cols: int) -> Geometry:
     size = box_rows * box_cols
     positions = [(r, c) for r in range(size) for c in range(size)]
     cell_at = {p: i for i, p in enumerate(positions)}
@@ -154,7 +178,12 @@ def for_size(size: int) -> Geometry:
 
 
 def diagonal(n: int = 3) -> Geometry:
-    """Sudoku X: both main diagonals also hold every symbol once."""
+    """Sudoku X: both main diagonals also hold every symbol once (one shared object per n)."""
+    return _diagonal(int(n))
+
+
+@cache
+def _diagonal(n: int) -> Geometry:
     base = standard(n)
     size = base.size
     cell_at = base.cell_at
@@ -176,6 +205,11 @@ def clover() -> Geometry:
     >>> g.rows, g.n_cells, len(g.units)
     (21, 369, 131)
     """
+    return _clover()
+
+
+@cache
+def _clover() -> Geometry:
     covered = sorted(
         {(r0 + r, c0 + c) for r0, c0 in CLOVER_ORIGINS for r in range(9) for c in range(9)}
     )
@@ -185,3 +219,45 @@ def clover() -> Geometry:
     for label, origin in zip(grid_labels, CLOVER_ORIGINS, strict=True):
         named += _grid_units(9, 3, 3, origin, cell_at, f"{label} grid ")
     return _build("clover", 21, 21, covered, named, 9, (3, 3))
+
+
+Built = TypeVar("Built")
+
+
+def per_geometry(build: Callable[[Geometry], Built]) -> Callable[[Geometry], Built]:
+    """Memoise `build(geometry)` per Geometry object (a decorator).
+
+    Keyed by identity: hashing a Geometry walks all its cells and units, which costs more
+    than solving an easy puzzle, and the constructors above hand out one object per shape
+    anyway. The geometry is kept alive beside its result, so an id is never reused.
+
+    Parameters
+    ----------
+    build : callable
+        Geometry -> anything derived from it (tables, masks).
+
+    Returns
+    -------
+    callable
+        The same function, building each geometry's result once.
+
+    Examples
+    --------
+    >>> calls = []
+    >>> @per_geometry
+    ... def n_units(geometry):
+    ...     calls.append(geometry.name)
+    ...     return len(geometry.units)
+    >>> n_units(standard(3)), n_units(for_size(9)), calls
+    (27, 27, ['9x9'])
+    """
+    built: dict[int, tuple[Geometry, Built]] = {}
+
+    @wraps(build)
+    def lookup(geometry: Geometry) -> Built:
+        entry = built.get(id(geometry))
+        if entry is None or entry[0] is not geometry:
+            entry = built[id(geometry)] = (geometry, build(geometry))
+        return entry[1]
+
+    return lookup

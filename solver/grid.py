@@ -16,12 +16,11 @@ n²×n² boards (4×4, 6×6 with 2×3 boxes, 9×9, 16×16, 25×25) and the clove
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from solver import geometry as geo
-from solver.geometry import Geometry
+from solver.geometry import Geometry, per_geometry
 
 BLANKS = "0.?-_"
 VARIANTS = ("standard", "diagonal", "clover")
@@ -189,7 +188,7 @@ SIZES = (4, 6, 9, 16, 25)
 
 def _geometry_for(rows: list[str], variant: str | None) -> Geometry:
     """The geometry the text describes: by length of the one line, or rows × columns."""
-    clover = _clover()
+    clover = geo.clover()
     if variant is None:
         n = sum(map(len, rows))
         clover_shaped = len(rows) == clover.rows or (
@@ -227,14 +226,8 @@ def _geometry_for(rows: list[str], variant: str | None) -> Geometry:
             raise PuzzleFormatError(
                 f"diagonal sudoku needs square boxes; a {size}×{size} board has none"
             )
-        return _diagonal(root)
-    return _for_size(size)
-
-
-# One Geometry object per shape, so parsing many puzzles builds no tables twice.
-_clover = cache(geo.clover)
-_diagonal = cache(geo.diagonal)
-_for_size = cache(geo.for_size)
+        return geo.diagonal(root)
+    return geo.for_size(size)
 
 
 def _check_row_lengths(rows: list[str], width: int) -> None:
@@ -395,26 +388,6 @@ def _has_repeats(puzzle: Puzzle) -> bool:
     counts = np.bincount((in_units + rows).ravel(), minlength=in_units.shape[0] * (size + 1))
     counts = counts.reshape(-1, size + 1)[:, 1:]
     return bool((counts > 1).any())
-
-
-def per_geometry(build):
-    """Memoise `build(geometry)` per Geometry object.
-
-    Keyed by identity: hashing a Geometry hashes all its cells and units, which costs more
-    than solving an easy puzzle; parsing hands out one Geometry object per shape anyway.
-    """
-    built: dict[int, tuple[Geometry, object]] = {}
-
-    def lookup(geometry: Geometry):
-        entry = built.get(id(geometry))
-        if entry is None or entry[0] is not geometry:
-            entry = (geometry, build(geometry))
-            built[id(geometry)] = entry
-        return entry[1]
-
-    lookup.__doc__ = build.__doc__
-    lookup.__name__ = build.__name__
-    return lookup
 
 
 @per_geometry

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.geometry import Geometry
-from solver.grid import Puzzle, per_geometry
+from solver.geometry import Geometry, per_geometry
+from solver.grid import Puzzle
 
 
 class BudgetExceeded(Exception):
@@ -79,12 +79,6 @@ def search_values(
     tries = [budget if budget is not None else -1]
     count = _search(board, cand, max(limit, 1), keep, found, tries)
     return count, [[m.bit_length() for m in solved] for solved in found]
-
-
-def first_solution(puzzle: Puzzle) -> np.ndarray | None:
-    """The first solution found, or None when there is none."""
-    count, solutions = search(puzzle, limit=1, keep=1)
-    return solutions[0] if count else None
 
 
 def _assign(board: _Board, cand: list[int], cell: int, bit: int) -> bool:

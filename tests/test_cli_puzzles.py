@@ -137,3 +137,20 @@ def test_file_clover_and_sixteen_from_seed_examples(shared_dir, tmp_path):
     assert len(nine) == 81 and len(sixteen) == 256 and len(clover) == 441
     assert "0" in sixteen and "-" not in clover
     assert clover[9:12] == "..."  # positions outside every grid stay marked
+
+
+def test_a_puzzle_written_with_dash_blanks_may_start_with_a_dash():
+    sixteen = "-23434-221434-21"  # 4x4, first cell blank
+    for args in (["grid", sixteen, "--no-grade"], ["grid", "--no-grade", sixteen]):
+        done = run(*args)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip() == "1234341221434321"
+    dashed = "-" + TN1[1:].replace(".", "-")
+    done = run("grid", dashed, "--count")
+    dotted = run("grid", "." + TN1[1:], "--count")
+    assert done.returncode == 0 and done.stdout == dotted.stdout, done.stderr
+
+
+def test_file_help_says_the_threads_follow_the_machine():
+    done = run("file", "--help")
+    assert "every core" in done.stdout and "both cores" not in done.stdout

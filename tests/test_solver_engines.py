@@ -128,11 +128,11 @@ def test_batch_parallel_and_photo_entry_agree(shared_dir):
 
 def test_dlx_agrees_with_fast_on_hard_puzzles(shared_dir):
     from solver import dlx
-    from solver.grid import _for_size
+    from solver.geometry import for_size
 
     lines = (shared_dir / "puzzles" / "hardest11plus1000.txt").read_text().split()[:60]
     values = np.array([[0 if ch == "." else int(ch) for ch in line] for line in lines], np.int8)
-    dcounts, dsolutions = dlx.solve_batch(values, _for_size(9), limit=2)
+    dcounts, dsolutions = dlx.solve_batch(values, for_size(9), limit=2)
     fcounts, fsolutions = solve_batch(values, limit=2)
     assert np.array_equal(dcounts, fcounts) and (fcounts == 1).all()
     assert np.array_equal(dsolutions, fsolutions)

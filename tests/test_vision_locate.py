@@ -224,7 +224,7 @@ def test_warped_square_shows_the_grid_upright():
 @pytest.mark.shared
 @pytest.mark.parametrize("name", ["image1.jpg", "image71.jpg", "image1031.jpg", "image1083.jpg"])
 def test_real_wichtounet_photos_are_located(shared_dir, name):
-    from api.cli.evaluate import corner_error, wicht_samples
+    from api.evaluation import corner_error, wicht_samples
     from vision.load import load_image
 
     folder = shared_dir / "datasets" / "wichtounet" / "images"
@@ -235,7 +235,7 @@ def test_real_wichtounet_photos_are_located(shared_dir, name):
 
 @pytest.mark.shared
 def test_real_kubiesa_photo_with_solution_grid_is_located(shared_dir):
-    from api.cli.evaluate import corner_error, kubiesa_samples
+    from api.evaluation import corner_error, kubiesa_samples
     from vision.load import load_image
 
     sample = kubiesa_samples(shared_dir / "datasets" / "kubiesa")[1]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import sys
 import time
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -48,6 +49,19 @@ def _say(console, text: str) -> None:
 MAX_LISTED = 100_000  # --all keeps every solution in memory
 
 
+@dataclass(frozen=True)
+class _FileOptions:
+    """How `file` solves and writes its lines."""
+
+    method: Method
+    fmt: Format
+    first: bool
+    jobs: int
+    variant: Variant | None
+    alphabet: str | None
+    grade: bool
+
+
 class InputError(Exception):
     """Input that cannot be read at all: exit status 2 with this message."""
 
@@ -58,7 +72,10 @@ ALPHABET_HELP = "Symbols in value order, e.g. 0123456789ABCDEF for a 16×16 boar
 
 def register(app: typer.Typer) -> None:
     """Add `grid` and `file` to the app."""
-    app.command("grid", no_args_is_help=True)(grid)
+    # A puzzle written with `-` blanks may start with `-`: not an option.
+    app.command("grid", no_args_is_help=True, context_settings={"ignore_unknown_options": True})(
+        grid
+    )
     app.command("file", no_args_is_help=True)(file)
 
 
@@ -329,8 +346,12 @@ def file(
         "--first",
         help="Take the first solution found without checking that it is unique (faster).",
     ),
-    jobs: int = typer.Option(
-        1, "--jobs", "-j", min=1, help="Threads for the fast method (2 = both cores)."
+    jobs: int | None = typer.Option(
+        None,
+        "--jobs",
+        "-j",
+        min=1,
+        help="Threads for the fast method (default: every core this process may use).",
     ),
     variant: Variant | None = typer.Option(None, "--variant", help=VARIANT_HELP),
     alphabet: str | None = typer.Option(None, "--alphabet", help=ALPHABET_HELP),
@@ -355,14 +376,13 @@ def file(
     except OSError as exc:
         _say(err, f"error: cannot write {output}: {exc.strerror}")
         raise typer.Exit(2) from None
+    options = _FileOptions(method, fmt, first, jobs or 0, variant, alphabet, grade)
     tally = _Tally()
-    tally.startup = _start_engine(method, jobs) if lines else 0.0
+    tally.startup = _start_engine(method, options.jobs) if lines else 0.0
     start = time.perf_counter()
     try:
         for chunk in _chunks(lines, 2000 if method is Method.fast else 200):
-            _solve_chunk(
-                chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet, grade
-            )
+            _solve_chunk(chunk, sink, tally, err, options)
             sink.flush()
             tally.progress(len(lines))
     except KeyboardInterrupt:
@@ -452,125 +472,63 @@ class _Tally:
 
 def _start_engine(method: Method, jobs: int) -> float:
     """Load the compiled engine once before timing (seconds taken): numba's start-up is
-    a fixed cost that says nothing about puzzles per second."""
-    start = time.perf_counter()
-    import numpy as np
+    a fixed cost that says nothing about puzzles per second. Says so when it compiles."""
+    from solver.many import warm_up
 
+    def compiling() -> None:
+        _say(stderr_console(), "compiling the solver once, about 15 s")
+
+    return warm_up(method.value, jobs, on_compile=compiling)
+
+
+def _solve_chunk(chunk, sink, tally, err, options: _FileOptions) -> None:
+    """Solve a chunk of (line number, text) and write each line's outcome in input order."""
     from solver.grid import parse
-    from solver.solve import solve
+    from solver.many import solve_many
 
-    tiny = parse("." * 16)
-    solve(tiny, method=method.value)
-    if method is Method.fast:
-        from solver import fast
-
-        run = fast.solve_parallel if jobs > 1 else fast.solve_batch
-        run(np.zeros((1, 16), np.int8), tiny.geometry)
-    return time.perf_counter() - start
-
-
-def _solve_chunk(
-    chunk, sink, tally, err, method, fmt, first, jobs, variant, alphabet, grade=False
-) -> None:
-    """Parse a chunk of lines, solve the boards (batched per shape for fast), and write
-    each line's outcome in input order."""
-    from solver.grid import PuzzleFormatError
-
-    outcomes: list = [None] * len(chunk)
-    readable = []
-    plain = _solve_plain_lines(chunk, outcomes, method, first, jobs, fmt, variant, alphabet)
-    for k, (_, text) in enumerate(chunk):
-        if k in plain:
-            continue
-        try:
-            readable.append((k, _parse_line(text, variant, alphabet)))
-        except PuzzleFormatError as exc:
-            outcomes[k] = ("unreadable", str(exc))
-    limit = 1 if first else 2
-    results = _solve_boards([b for _, b in readable], method, limit, jobs)
-    for (k, board), (status, detail) in zip(readable, results, strict=True):
-        outcomes[k] = (status, detail if status != "solved" else board.with_values(detail))
-    for (number, text), (status, detail) in zip(chunk, outcomes, strict=True):
-        if status == "solved":
-            status = "solved" if first else "unique"
-            graded = _grade(_parse_line(text, variant, alphabet)) if grade else None
-            _write_solution(sink, tally, fmt, number, text, status, detail, graded)
-        elif status == "multiple":
-            _fail(
-                sink, tally, err, fmt, number, text, status, "several solutions (--first takes one)"
-            )
+    variant = options.variant.value if options.variant else None
+    outcomes = solve_many(
+        [text for _, text in chunk],
+        method=options.method.value,
+        unique=not options.first,
+        workers=options.jobs,
+        variant=variant,
+        alphabet=options.alphabet,
+    )
+    for (number, text), outcome in zip(chunk, outcomes, strict=True):
+        if outcome.ok:
+            graded = None
+            if options.grade:
+                graded = _grade(parse(text, alphabet=options.alphabet, variant=variant))
+            _write_solution(sink, tally, options.fmt, number, text, outcome, graded)
         else:
-            _fail(sink, tally, err, fmt, number, text, status, detail)
+            reason = outcome.reason
+            if outcome.status == "multiple":
+                reason = "several solutions (--first takes one)"
+            _fail(sink, tally, err, options.fmt, number, text, outcome.status, reason)
 
 
-def _solve_plain_lines(chunk, outcomes, method, first, jobs, fmt, variant, alphabet) -> set[int]:
-    """The common case at full speed: plain 81-character 9×9 lines are read, solved and
-    formatted as whole arrays, without a Puzzle object per line. Fills `outcomes` for the
-    lines it settles (solutions as ready-made lines) and returns their indices."""
-    if method is not Method.fast or fmt is Format.pretty:
-        return set()
-    if variant not in (None, Variant.standard) or alphabet not in (None, "123456789"):
-        return set()
-    import numpy as np
+def _write_solution(sink, tally, fmt, number, text, outcome, graded=None) -> None:
+    """Write one solved line."""
+    from solver.grid import format_pretty
 
-    from solver import fast
-
-    picked = [k for k, (_, text) in enumerate(chunk) if len(text) == 81 and text.isascii()]
-    if not picked:
-        return set()
-    raw = np.frombuffer("".join(chunk[k][1] for k in picked).encode("ascii"), np.uint8)
-    values = _digit_table()[raw.reshape(-1, 81)]
-    good = (values >= 0).all(axis=1)
-    picked = [k for k, ok in zip(picked, good, strict=True) if ok]
-    values = values[good]
-    if not picked:
-        return set()
-    limit = 1 if first else 2
-    if jobs > 1:
-        counts, solutions = fast.solve_parallel(values, limit=limit, workers=jobs)
-    else:
-        counts, solutions = fast.solve_batch(values, limit=limit)
-    text = (solutions + ord("0")).astype(np.uint8).tobytes().decode("ascii")
-    settled = set()
-    for row, k in enumerate(picked):
-        if counts[row] == 1:
-            outcomes[k] = ("solved", text[row * 81 : row * 81 + 81])
-            settled.add(k)
-        elif counts[row] > 1:
-            outcomes[k] = ("multiple", "")
-            settled.add(k)
-    return settled  # no solution: left to the general path, which finds the reason
-
-
-def _digit_table():
-    """Byte -> value for 9×9 lines: 1-9 digits, 0 for blanks, -1 for anything else."""
-    import numpy as np
-
-    global _DIGITS
-    if _DIGITS is None:
-        _DIGITS = np.full(256, -1, np.int8)
-        _DIGITS[np.frombuffer(b"0.?-_", np.uint8)] = 0
-        _DIGITS[np.frombuffer(b"123456789", np.uint8)] = np.arange(1, 10)
-    return _DIGITS
-
-
-def _write_solution(sink, tally, fmt, number, text, status, solved, graded=None) -> None:
-    """Write one solved line; `solved` is a Puzzle, or already a formatted 9×9 line."""
-    from solver.grid import format_line, format_pretty
-
-    solved_line = solved if isinstance(solved, str) else format_line(solved)
-    tally.add(status, True)
+    tally.add(outcome.status, True)
     column = f" {graded.level} {graded.score}" if graded is not None else ""
     if fmt is Format.json:
-        doc = {"line": number, "puzzle": text, "status": status, "solution": solved_line}
+        doc = {
+            "line": number,
+            "puzzle": text,
+            "status": outcome.status,
+            "solution": outcome.solution,
+        }
         if graded is not None:
             doc["grade"] = graded.to_dict()
         sink.write(json.dumps(doc) + "\n")
     elif fmt is Format.pretty:
         grade_line = f"grade:{column}\n" if column else ""
-        sink.write(grade_line + format_pretty(solved) + "\n\n")
+        sink.write(grade_line + format_pretty(outcome.solved_board()) + "\n\n")
     else:
-        sink.write(solved_line + column + "\n")
+        sink.write(outcome.solution + column + "\n")
 
 
 def _fail(sink, tally, err, fmt, number, text, status, reason) -> None:
@@ -580,71 +538,3 @@ def _fail(sink, tally, err, fmt, number, text, status, reason) -> None:
     if fmt is Format.json:
         doc = {"line": number, "puzzle": text, "status": status, "reason": reason}
         sink.write(json.dumps(doc) + "\n")
-
-
-_DIGITS = None
-
-
-def _parse_line(text: str, variant: Variant | None, alphabet: str | None):
-    """parse(), with a shortcut for the common 81-character 9×9 line."""
-    from solver.grid import parse
-
-    if len(text) == 81 and variant in (None, Variant.standard) and alphabet in (None, "123456789"):
-        import numpy as np
-
-        raw = np.frombuffer(text.encode("utf-8", "replace"), np.uint8)
-        if raw.size == 81:
-            values = _digit_table()[raw]
-            if (values >= 0).all():
-                from solver.grid import Puzzle, _for_size
-
-                return Puzzle(_for_size(9), values, "123456789")
-    return parse(text, alphabet=alphabet, variant=variant.value if variant else None)
-
-
-def _solve_boards(boards, method: Method, limit: int, jobs: int) -> list[tuple[str, object]]:
-    """(status, solution or reason) per board: "solved", "multiple", "none" or "invalid".
-
-    The fast method solves each shape's boards in one compiled call (or `jobs` threads);
-    only boards it finds no solution for are examined further for the reason.
-    """
-    from solver.grid import conflicts
-    from solver.solve import solve
-
-    def outcome(count: int, solution, board) -> tuple[str, object]:
-        if count == 1:
-            return ("solved", solution)
-        if count > 1:
-            return ("multiple", "")
-        clashes = conflicts(board)
-        if clashes:
-            return ("invalid", "; ".join(clashes))
-        return ("none", solve(board, method=method.value).reason)
-
-    if method is Method.dlx:
-        results = []
-        for board in boards:
-            r = solve(board, method="dlx", limit=limit)
-            if r.status == "invalid":
-                results.append(("invalid", r.reason))
-            else:
-                results.append(outcome(min(r.count, limit), r.solution, board))
-        return results
-    import numpy as np
-
-    from solver import fast
-
-    results: list = [None] * len(boards)
-    groups: dict[int, list[int]] = {}
-    for i, b in enumerate(boards):
-        groups.setdefault(id(b.geometry), []).append(i)
-    for indices in groups.values():
-        geometry = boards[indices[0]].geometry
-        values = np.stack([boards[i].values for i in indices])
-        if jobs > 1:
-            counts, solutions = fast.solve_parallel(values, geometry, limit=limit, workers=jobs)
-        else:
-            counts, solutions = fast.solve_batch(values, geometry, limit=limit)
-        for k, i in enumerate(indices):
-            results[i] = outcome(int(counts[k]), solutions[k], boards[i])
-    return results

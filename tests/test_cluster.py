@@ -1,0 +1,202 @@
+"""The batch on a real Dask LocalCluster (two worker processes): the same report as the
+default pool, resume after an interruption, workers killed mid-batch; fsspec URLs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
+pytest.importorskip("fsspec", reason="the dask extra is not installed (pip install '.[dask]')")
+
+from api import batch  # noqa: E402
+from api.batch import Settings, Task  # noqa: E402
+from vision.synthetic import make_photo  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+CLI = REPO / ".venv" / "bin" / "sudoku-lens"
+pytestmark = pytest.mark.slow
+
+
+def run(*args, timeout: float = 240) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [str(CLI), "solve", *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def records_of(report: Path) -> list[dict]:
+    return [json.loads(line) for line in report.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def photos():
+    return [make_photo(seed, size=(480, 360)).jpeg for seed in (31, 32, 33)]
+
+
+@pytest.fixture(scope="module")
+def mixed(tmp_path_factory, photos):
+    """Photos in two folders, a truncated JPEG, an image without a grid, a text file."""
+    root = tmp_path_factory.mktemp("mixed")
+    for i in range(6):
+        folder = root / ("sub" if i % 2 else ".")
+        folder.mkdir(exist_ok=True)
+        (folder / f"p{i}.jpg").write_bytes(photos[i % 3])
+    (root / "broken.jpg").write_bytes(photos[0][:400])
+    (root / "empty.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (root / "notes.txt").write_text("not a photo")
+    return root
+
+
+def same_outcome(records: list[dict], root: Path) -> dict:
+    return {
+        Path(r["file"]).relative_to(root).as_posix(): (r["status"], r["solution"], r["givens"])
+        for r in records
+    }
+
+
+def test_a_mixed_folder_gives_the_default_pools_report(tmp_path, mixed):
+    pool = run(mixed, "-r", "--out", tmp_path / "a", "--report", tmp_path / "a.jsonl", "-j", "2")
+    dask = run(
+        mixed, "-r", "--out", tmp_path / "b", "--report", tmp_path / "b.jsonl",
+        "--scheduler", "local:2",
+    )  # fmt: skip
+
+    assert pool.returncode == dask.returncode == 1, dask.stderr  # the broken files
+    expected = same_outcome(records_of(tmp_path / "a.jsonl"), mixed)
+    assert same_outcome(records_of(tmp_path / "b.jsonl"), mixed) == expected
+    assert len(expected) == 8 and expected["broken.jpg"][0] == "not_an_image"
+    assert sum(status == "solved" for status, _, _ in expected.values()) == 6
+    assert sorted(p.relative_to(tmp_path / "b").as_posix() for p in (tmp_path / "b").rglob("*.jpg")) == [
+        "p0.solved.jpg", "p2.solved.jpg", "p4.solved.jpg",
+        "sub/p1.solved.jpg", "sub/p3.solved.jpg", "sub/p5.solved.jpg",
+    ]  # fmt: skip
+    assert "total" in dask.stderr and "2 workers" in dask.stderr
+
+
+def test_an_interrupted_run_resumes_and_reports_each_photo_once(tmp_path, photos):
+    folder = tmp_path / "many"
+    folder.mkdir()
+    for i in range(24):
+        (folder / f"p{i:02}.jpg").write_bytes(photos[i % 3])
+    out, report = tmp_path / "out", tmp_path / "r.jsonl"
+    args = [str(CLI), "solve", str(folder), "--out", str(out), "--report", str(report)]
+    proc = subprocess.Popen(
+        [*args, "--scheduler", "local:2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not (
+        report.exists() and report.read_text().count("\n") >= 3
+    ):
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGINT)  # Ctrl-C
+    _, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130, stderr
+    first = len(records_of(report))
+    assert 3 <= first < 24
+
+    again = subprocess.run(
+        [*args, "--scheduler", "local:2", "--resume"], capture_output=True, text=True, timeout=240
+    )
+
+    assert again.returncode == 0, again.stderr
+    assert f"resuming: {first} photos already in" in again.stderr
+    files = [r["file"] for r in records_of(report)]
+    assert len(files) == len(set(files)) == 24
+    assert {r["status"] for r in records_of(report)} == {"solved"}
+
+
+class _Killer:
+    """A worker plugin for the test: in every worker, photos named `killer` kill the worker
+    process that solves them (as a segfault in a decoder would)."""
+
+    name = "test-killer"
+
+    def setup(self, worker) -> None:
+        import api.pipeline
+
+        real = api.pipeline.solve_photo
+
+        def solve_photo(source, **kwargs):
+            if "killer" in str(source):
+                os.kill(os.getpid(), signal.SIGKILL)
+            return real(source, **kwargs)
+
+        api.pipeline.solve_photo = solve_photo
+
+
+def test_killed_workers_lose_nothing_and_a_photo_that_kills_them_is_an_error(tmp_path, photos):
+    import cloudpickle
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    from api.cluster import connect, dask_runner
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    plugin = type("Killer", (_Killer, WorkerPlugin), {})()
+    tasks = []
+    for i in range(16):
+        (tmp_path / f"p{i}.jpg").write_bytes(photos[i % 3])
+        tasks.append(Task(str(tmp_path / f"p{i}.jpg"), str(tmp_path / "out" / f"p{i}.jpg")))
+    tasks.insert(9, Task(str(tmp_path / "killer.jpg"), None))
+    (tmp_path / "killer.jpg").write_bytes(photos[0])
+
+    with connect("local:2") as client:
+        client.register_plugin(plugin)
+        pids = list(client.run(os.getpid).values())
+        records = []
+        for record in dask_runner(client, window=4)(iter(tasks), Settings()):
+            records.append(record)
+            if len(records) == 3:
+                os.kill(pids[0], signal.SIGKILL)  # a worker lost mid-batch, by no photo's fault
+
+    files = [r.file for r in records]
+    assert len(files) == len(set(files)) == 17
+    by_name = {Path(r.file).name: r for r in records}
+    assert by_name["killer.jpg"].status == "error" and "died" in by_name["killer.jpg"].message
+    assert {r.status for n, r in by_name.items() if n != "killer.jpg"} == {"solved"}
+
+
+def test_urls_in_and_out_through_fsspec(tmp_path, photos):
+    import fsspec
+
+    memory = fsspec.filesystem("memory")
+    memory.pipe_file("/batch-in/a/p0.jpg", photos[0])
+    memory.pipe_file("/batch-in/b/p1.jpg", photos[1])
+    memory.pipe_file("/batch-in/bad.jpg", b"\xff\xd8 nope")
+    plan = batch.make_plan(
+        ["memory://batch-in"], out="memory://batch-out", recursive=True, workers=1
+    )
+
+    counts = batch.run(plan)  # memory:// is per process: run here
+
+    assert counts == {"solved": 2, "not_an_image": 1}
+    assert sorted(memory.find("/batch-out")) == [
+        "/batch-out/a/p0.solved.jpg",
+        "/batch-out/b/p1.solved.jpg",
+    ]
+    assert memory.cat_file("/batch-out/a/p0.solved.jpg")[:2] == b"\xff\xd8"
+
+    # file:// URLs on the cluster
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "p2.jpg").write_bytes(photos[2])
+    done = run(f"file://{tmp_path}/in", "--out", f"file://{tmp_path}/out", "--scheduler", "local:2")
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "p2.solved.jpg").stat().st_size > 1000
+
+
+def test_a_bad_scheduler_is_a_usage_error(tmp_path, photos):
+    (tmp_path / "p.jpg").write_bytes(photos[0])
+    bad = run(tmp_path, "--out", tmp_path / "o", "--scheduler", "local:zero")
+    assert bad.returncode == 2 and "how many workers" in bad.stderr
+    nowhere = run(tmp_path, "--out", tmp_path / "o", "--resume")
+    assert nowhere.returncode == 2 and "--report" in nowhere.stderr
