@@ -128,6 +128,39 @@ def cell_kinds(warped_bgr: np.ndarray, cells: Cells, path: Path | None = None) -
     return classify_cells(cell_channels(warped_bgr, cells), path)
 
 
+def turned_channels(channels: np.ndarray, k: int) -> np.ndarray:
+    """The channels of the 81 cells as if the warped grid had been turned k quarter turns
+    counter-clockwise (np.rot90), like `Cells.rotated(k)`: cells reordered, each turned."""
+    order = np.rot90(np.arange(81).reshape(9, 9), k).ravel()
+    return np.rot90(channels[order], k, axes=(2, 3))
+
+
+def upright_kinds(
+    warped_bgr: np.ndarray, cells: Cells, path: Path | None = None
+) -> tuple[int, np.ndarray]:
+    """The quarter turn k in which the grid stands upright, and the cells' kinds so turned.
+
+    A photo stored sideways or upside down must be turned before it is read. On a page
+    filled in by hand the digits alone are a poor guide (a hand-written 6 upside down is a
+    fine 9, and hand-writing may outnumber the print); the cell model has learnt print,
+    pen and pencil upright, so the turn in which it is surest of all 81 cells wins. All four
+    turns go through the network in one call.
+
+    Returns
+    -------
+    k : int
+        Quarter turns counter-clockwise (`Cells.rotated(k)`, `np.rot90(warped, k)`).
+    kinds : (81, 20) float32
+        Class probabilities of the turned cells.
+    """
+    channels = cell_channels(warped_bgr, cells)
+    turned = np.concatenate([turned_channels(channels, k) for k in range(4)])
+    probs = classify_cells(turned, path).reshape(4, 81, len(CLASSES))
+    sure = np.log(probs.max(axis=2) + 1e-6).mean(axis=1)
+    k = int(np.argmax(sure))
+    return k, probs[k]
+
+
 def printed_probabilities(kinds: np.ndarray) -> np.ndarray:
     """(N, 10) the puzzle's view of each cell: column 0 "no printed digit" (empty, written or
     candidates), columns 1..9 printed digits. What the solver and the correction read."""

@@ -26,8 +26,8 @@ import cv2
 import numpy as np
 
 from vision.cells import Cells, cut_cells
-from vision.kinds import cell_kinds, printed_probabilities
 from vision.kinds import model_path as cell_model_path
+from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import locate_grid
 from vision.recognise import DEFAULT_ENGINE, ENGINES, recognise, upright_turns
@@ -109,17 +109,19 @@ def read_image(
     cells = cut_cells(warped)
     clock.lap("cells")
 
-    k = upright_turns(cells)
-    cells = cells.rotated(k)
-    corners, homography = turn(located.corners, homography, side, k)
-    probabilities = recognise(cells, engine)
-
-    # print, pen and pencil told apart on the colour grid, turned upright like the cells
+    # print, pen and pencil told apart on the colour grid; the cell model also says which
+    # way up the grid stands (the digit classifier alone is fooled by hand-writing)
     color, _ = warp_grid(image, located.corners, side)
-    color = np.ascontiguousarray(np.rot90(color, k))
     kinds = None
     if cell_model_path().is_file():
-        kinds = cell_kinds(color, cells)
+        k, kinds = upright_kinds(color, cells)
+    else:
+        k = upright_turns(cells)
+    cells = cells.rotated(k)
+    color = np.ascontiguousarray(np.rot90(color, k))
+    corners, homography = turn(located.corners, homography, side, k)
+    probabilities = recognise(cells, engine)
+    if kinds is not None:
         if engine == DEFAULT_ENGINE:
             probabilities = printed_probabilities(kinds)
         else:  # the engine says which digit, the cell model whether it is print
