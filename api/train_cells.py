@@ -164,27 +164,44 @@ def fold_of(group: str, folds: int) -> int:
 # ---------------------------------------------------------------- reading the photos once
 
 
-def read_grids(photos: list[Path]) -> dict[Path, tuple[np.ndarray, object]]:
-    """Each photo's upright colour grid and cut cells, as the reader sees them (cached)."""
+def read_grids(labelled: list[tuple[Path, np.ndarray]]) -> dict[Path, tuple[np.ndarray, object]]:
+    """Each photo's upright colour grid and its cut cells, as the reader sees them (cached).
+
+    `labelled` pairs each photo with its 81 true digits (0 where none). The reader's own
+    guess of which way up the grid stands is not trusted here (a hand-filled page fools it,
+    and a turned grid would pair every cell with another cell's label): of the four quarter
+    turns, the one in which the print classifier agrees with the most labelled digits wins.
+    """
     from vision.read import read_photo
 
     CACHE.mkdir(parents=True, exist_ok=True)
     out = {}
-    for path in photos:
+    for path, digits in labelled:
         key = hashlib.sha1(f"{path}:{path.stat().st_size}".encode()).hexdigest()[:16]
-        cached = CACHE / f"grid-{key}.png"
+        cached = CACHE / f"upright-{key}.png"
         if cached.is_file():
             warped = cv2.imread(str(cached), cv2.IMREAD_COLOR)
         else:
             try:
-                reading = read_photo(path)
+                warped = read_photo(path).warped
             except Exception as error:  # a photo the reader cannot use teaches nothing
                 print(f"  skipped {path.name}: {error}", file=sys.stderr)
                 continue
-            warped = reading.warped
+            best = max(range(4), key=lambda k, w=warped, d=digits: label_agreement(w, d, k))
+            warped = np.ascontiguousarray(np.rot90(warped, best))
             cv2.imwrite(str(cached), warped)
         out[path] = (warped, cut_cells(warped))
     return out
+
+
+def label_agreement(warped: np.ndarray, digits: np.ndarray, k: int) -> int:
+    """How many labelled digits the print classifier reads in the grid turned k times."""
+    from vision.recognise import classify
+
+    labelled = (digits >= 1) & (digits <= 9)
+    cells = cut_cells(np.ascontiguousarray(np.rot90(warped, k)))
+    read = classify(cells.images).argmax(axis=1)
+    return int((read[labelled] == digits[labelled]).sum())
 
 
 # ---------------------------------------------------------------- synthetic hand-writing
@@ -554,7 +571,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--shared", type=Path, default=SHARED)
     parser.add_argument("--out", type=Path, default=MODEL)
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--variants", type=int, default=1, help="synthetic copies per photo")
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--fold", type=int, default=None, help="hold this fold out")
@@ -573,7 +590,9 @@ def main(argv: list[str] | None = None) -> None:
         return args.fold is None or fold_of(group, args.folds) != args.fold
 
     all_wicht, all_kub = wichtounet_photos(args.shared), kubiesa_labels(args.shared)
-    grids = read_grids([p.path for p in all_wicht] + [k[0] for k in all_kub])
+    truth = [(p.path, np.where(p.classes >= 10, p.classes - 9, p.classes) % 10) for p in all_wicht]
+    truth += [(path, np.where(values == 10, 0, values)) for path, _, values in all_kub]
+    grids = read_grids(truth)
     print(f"read {len(grids)} photos ({time.time() - started:.0f} s)", file=sys.stderr)
     letters = derive_kubiesa(args, all_wicht, all_kub, grids, hand, rng)
     photos = all_wicht + kubiesa_photos(all_kub, letters)
