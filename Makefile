@@ -10,18 +10,28 @@ INSTALLED_DEV := $(VENV)/.installed-dev
 # them during set-up spares the user's first command that wait.
 COMPILED := $(VENV)/.compiled
 APT_RUN := tesseract-ocr
-APT_TEST := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35
+# hand-writing fonts: the synthetic hand-filled pages of the tests and the cell model's training
+APT_HANDS := fonts-dkg-handwriting fonts-breip fonts-femkeklaver fonts-humor-sans fonts-comic-neue
+APT_TEST := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35 $(APT_HANDS)
+APT_TRAIN := $(APT_TEST) fonts-bwht fonts-rufscript fonts-sjfonts
 # `make serve HOST=0.0.0.0` lets a phone on the same network reach the page.
 HOST ?= 127.0.0.1
 PORT ?= 8000
 
-.PHONY: run test serve bench lint format setup setup-dev clean
+.PHONY: run test serve bench lint format setup setup-dev clean train
 
 run: setup
 	$(BIN)/sudoku-lens solve samples --out out
 
 test: setup-dev
 	$(BIN)/pytest
+
+# Retrain the cell model (print, pen, pencil) into vision/models/cells.onnx: needs ../shared,
+# PyTorch (the train extra) and the hand-writing fonts; about 10 minutes on two cores.
+train: setup-dev
+	@sh .ci/system-packages $(APT_TRAIN)
+	$(BIN)/python -m pip install -q -e '.[dev,dask,train]'
+	$(BIN)/python -m api.train_cells
 
 serve: setup
 	$(BIN)/sudoku-lens serve --host $(HOST) --port $(PORT)

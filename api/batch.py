@@ -48,6 +48,8 @@ REPORT_COLUMNS = (
     "corrections",
     "min_confidence",
     "total_ms",
+    "entries",
+    "mistakes",
 )
 # How many times a photo may take its worker process down before it is reported as `error`
 # (the first death may be a neighbour's fault or the machine's; the second is the photo's).
@@ -68,10 +70,12 @@ class Task:
 
 @dataclass(frozen=True)
 class Settings:
-    """How every photo of a batch is read: the recogniser and whether the rules may correct."""
+    """How every photo of a batch is read: the recogniser, whether the rules may correct,
+    and what to show (solve, check or hint: `api.schema.MODES`)."""
 
     engine: str | None = None
     use_rules: bool = True
+    mode: str = "solve"
 
 
 @dataclass
@@ -176,6 +180,10 @@ def make_plan(
     settings = settings or Settings()
     if settings.engine is not None:
         _check_engine(settings.engine)
+    from api.schema import MODES
+
+    if settings.mode not in MODES:
+        raise PlanError(f"--mode {settings.mode}: unknown; choose one of {', '.join(MODES)}")
     report = Path(report) if report is not None else None
     if report is not None and report.suffix.lower() not in (".jsonl", ".csv"):
         raise PlanError(f"--report {report}: name a .jsonl or .csv file")
@@ -502,7 +510,11 @@ def _solve(task: Task, settings: Settings):
             except FileNotFoundError:
                 return failure(task.photo, "not_an_image", f"{task.photo}: no such file")
         result = solve_photo(
-            source, engine=settings.engine, encode=fmt, use_rules=settings.use_rules
+            source,
+            engine=settings.engine,
+            encode=fmt,
+            use_rules=settings.use_rules,
+            mode=settings.mode,
         )
     except VisionError as error:
         failed = failure_of(error)
@@ -704,8 +716,15 @@ def csv_row(record: dict) -> dict:
     corrections = ";".join(
         f"{c['cell']}:{c['read']}>{c['now']}@{c['confidence']:.2f}" for c in record["corrections"]
     )
+    # mistakes as `r1c2:7>5` (written 7, right 5; `r1c2:7` when the mode does not reveal it)
+    mistakes = ";".join(
+        f"{m['cell']}:{m['written']}" + ("" if m.get("right") is None else f">{m['right']}")
+        for m in record.get("mistakes") or ()
+    )
     row = {k: record.get(k) for k in REPORT_COLUMNS if k in record}
-    row.update(corrections=corrections, total_ms=record["timings"].get("end_to_end"))
+    row.update(
+        corrections=corrections, total_ms=record["timings"].get("end_to_end"), mistakes=mistakes
+    )
     return {k: ("" if v is None else v) for k, v in row.items()}
 
 

@@ -60,6 +60,12 @@ def solve(
     no_rules: bool = typer.Option(
         False, "--no-rules", help="Do not let the sudoku rules correct misread digits."
     ),
+    mode: str = typer.Option(
+        "solve",
+        "--mode",
+        "-m",
+        help="solve: draw every missing answer and mark wrong entries; check: mark only your wrong entries, reveal nothing else; hint: the next logical step only.",
+    ),
     scheduler: str | None = typer.Option(
         None,
         "--scheduler",
@@ -87,7 +93,7 @@ def solve(
             recursive=recursive,
             workers=workers,
             report=report,
-            settings=Settings(engine, use_rules=not no_rules),
+            settings=Settings(engine, use_rules=not no_rules, mode=mode),
         )
         if resume and plan.report is None:
             raise PlanError("--resume goes on from a report: give --report R.jsonl (or .csv)")
@@ -142,9 +148,29 @@ def _print_single(record: dict) -> None:
         out.print(escape(record["message"]), highlight=False)
     changed = {c["index"] for c in record["corrections"]}
     out.print(grid_text(record["read"], record["solution"], changed), highlight=False)
+    _print_marks(out, record)
     if record["output"]:
         ms = record["timings"].get("end_to_end", 0)
         out.print(f"solved photo: {record['output']}  ({ms:.0f} ms)")
+
+
+def _print_marks(out, record: dict) -> None:
+    """The user's own entries, their mistakes and the hint, under the grids."""
+    entries = record.get("entries")
+    if entries and entries.strip("0"):
+        kinds = record.get("kinds") or "." * 81
+        board = "".join(
+            e if e != "0" else ("c" if k == "c" else "0")
+            for e, k in zip(entries, kinds, strict=True)
+        )
+        out.print("your entries (c = pencil candidates)", highlight=False)
+        out.print(grid_text(board, None).split("\n", 1)[1].replace("c", "c"), highlight=False)
+    for m in record.get("mistakes") or ():
+        right = "" if m.get("right") is None else f", should be {m['right']}"
+        out.print(f"[red]wrong:[/] {m['cell']}: you wrote {m['written']}{right}", highlight=False)
+    hint = record.get("hint")
+    if hint:
+        out.print(f"[bold]hint[/] ({hint['technique']}): {hint['sentence']}", highlight=False)
 
 
 def grid_text(givens: str, solution: str | None, changed: set[int] = frozenset()) -> str:
