@@ -154,7 +154,7 @@ async function upload(file, attempt = 1) {
     solvedImage.alt = "the photo with the solution drawn in";
     download.href = body.output;
     download.hidden = false;
-    say(`Solved. ${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
+    say(`${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
     return;
   }
   const error = body.error || { message: response.statusText, code: "" };
