@@ -23,7 +23,7 @@ def serve(
         "--workers",
         "-j",
         min=1,
-        help="Solver processes (default: SUDOKU_LENS_WORKERS, else min(2, cores)).",
+        help="Solver processes (default: SUDOKU_LENS_WORKERS, else one per core).",
     ),
     queue_length: int | None = typer.Option(
         None, "--queue-length", min=0, help="Jobs that may wait for a busy solver (then 503)."
@@ -41,22 +41,26 @@ def serve(
     Limits come from SUDOKU_LENS_* environment variables (see docs/http.md);
     these options override them.
     """
-    from api.service.settings import Settings
+    from pydantic import ValidationError
 
+    from api.service.settings import Settings, describe
+
+    options = {
+        "workers": workers,
+        "queue_length": queue_length,
+        "timeout_s": timeout,
+        "max_upload_mb": max_upload_mb,
+    }
     try:
-        settings = Settings.from_env(
-            workers=workers,
-            queue_length=queue_length,
-            timeout_s=timeout,
-            max_upload_mb=max_upload_mb,
-        )
-    except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
+        settings = Settings(**{k: v for k, v in options.items() if v is not None})
+    except ValidationError as error:
+        typer.echo(f"error: {describe(error)}", err=True)
         raise typer.Exit(2) from None
 
     import uvicorn
 
     from api.service import create_app
+    from api.service.protocol import guarded_h11
 
     uvicorn.run(
         create_app(settings),
@@ -64,5 +68,8 @@ def serve(
         port=port,
         log_level=log_level,
         access_log=False,  # the service writes its own JSON access log
+        server_header=False,  # do not announce the server's make
+        http=guarded_h11(header_timeout_s=settings.idle_timeout_s),
+        timeout_keep_alive=settings.keep_alive_s,
         timeout_graceful_shutdown=5,
     )
