@@ -8,6 +8,7 @@ bound shows within seconds; bench/attack.py runs the same with the default limit
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import socket
@@ -196,3 +197,22 @@ def test_a_client_hanging_up_mid_upload_is_logged_as_such(server):
     assert "client disconnected" in log and '"status":499' in log, log[-2000:]
     assert "this is a bug" not in log and "Traceback" not in log
     assert "ERROR" not in log
+
+
+def test_a_refused_body_still_being_sent_gets_its_answer(server):
+    """Refused from its Content-Length, the body is dropped for a while before the connection
+    closes, so a client still sending reads the 413 instead of a reset connection."""
+    body = b'{"puzzle":"1","x":[' + b"{}," * 4_700_000 + b"{}]}"
+
+    async def posts(n: int):
+        limits = httpx.Limits(max_connections=n, max_keepalive_connections=0)
+        async with httpx.AsyncClient(base_url=server.url, timeout=30, limits=limits) as client:
+            headers = {"Content-Type": "application/json"}
+            return await asyncio.gather(
+                *(client.post("/v1/grid", content=body, headers=headers) for _ in range(n)),
+                return_exceptions=True,
+            )
+
+    results = asyncio.run(posts(20))
+    answers = [r if isinstance(r, Exception) else r.status_code for r in results]
+    assert answers == [413] * 20, answers

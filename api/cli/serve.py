@@ -60,6 +60,8 @@ def serve(
     import uvicorn
 
     from api.service import create_app
+
+    give_back_large_buffers()
     from api.service.protocol import guarded_h11
 
     uvicorn.run(
@@ -73,3 +75,23 @@ def serve(
         timeout_keep_alive=settings.keep_alive_s,
         timeout_graceful_shutdown=5,
     )
+
+
+def give_back_large_buffers(threshold: int = 1 << 20) -> None:
+    """Have glibc map every buffer over `threshold` bytes on its own and unmap it when freed.
+
+    An upload is held as one buffer of up to the body limit. By default glibc raises its mmap
+    threshold to the largest block freed so far (up to 32 MB), after which such buffers come
+    from the heap and their memory stays with the process once freed: the event-loop
+    process's RSS then ratchets up to its peak and stays there. A fixed threshold turns that
+    off. No-op where glibc is not the C library.
+    """
+    import ctypes
+    import ctypes.util
+
+    m_mmap_threshold = -3
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.mallopt(m_mmap_threshold, threshold)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass

@@ -8,6 +8,7 @@ connection before its headers end) is bounded in api.service.protocol.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
@@ -92,6 +93,10 @@ class InflightBytes:
 
 
 GRACE_S = 5.0  # an upload's first seconds are not judged by its rate (TCP slow start, radio)
+# After refusing a body, what is still read (and dropped) before the connection is closed, so
+# a client still sending sees the answer rather than a reset connection ("lingering close").
+DRAIN_S = 2.0
+DRAIN_BYTES = 64 * 2**20
 
 
 class BodyLimits:
@@ -136,19 +141,29 @@ class BodyLimits:
             if not declared.isdigit():
                 return await respond(send, 400, "malformed", "Content-Length is not a number")
             if int(declared) > limit:
-                return await refuse(send, BodyTooLarge(limit))
+                return await refuse(send, BodyTooLarge(limit), scope, receive)
         reserved = int(declared or 0)
         if not self.budget.take(reserved):
-            return await refuse(send, ServerFull(self.retry_after()))
+            return await refuse(send, ServerFull(self.retry_after()), scope, receive)
         loop = asyncio.get_running_loop()
         started = loop.time()
         received = 0
         complete = False
 
+        refused = False
+
         async def guarded_receive():
-            nonlocal received, reserved, complete
-            if complete:  # after the body: waiting for a disconnect is not bounded here
+            nonlocal received, reserved, complete, refused
+            if complete or refused:  # after the body: waiting for a disconnect is not bounded
                 return await receive()
+            try:
+                return await bounded_receive()
+            except BodyRefused:
+                refused = True
+                raise
+
+        async def bounded_receive():
+            nonlocal received, reserved, complete
             now = loop.time()
             left = started + self.timeout_s - now
             try:
@@ -186,6 +201,11 @@ class BodyLimits:
         async def watched_send(message):
             nonlocal started_response
             started_response = started_response or message["type"] == "http.response.start"
+            last = message["type"] == "http.response.body" and not message.get("more_body")
+            if refused and not complete and last:  # the refusal of a body still arriving
+                await send({**message, "more_body": True})
+                await drain(scope, receive)
+                message = {"type": "http.response.body", "body": b""}
             await send(message)
 
         try:
@@ -193,9 +213,26 @@ class BodyLimits:
         except BodyRefused as error:  # raised somewhere no handler turned it into a response
             if started_response:
                 raise
-            await refuse(send, error)
+            await refuse(send, error, scope, receive)
         finally:
             self.budget.give_back(reserved)
+
+
+async def drain(scope, receive) -> None:
+    """Read and drop what is left of a refused body, for at most DRAIN_S and DRAIN_BYTES.
+
+    Not for a client that waits for `100 Continue`: it has sent nothing and will not.
+    """
+    if (header(scope, b"expect") or "").lower() == "100-continue":
+        return
+    dropped = 0
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(DRAIN_S):
+            while dropped <= DRAIN_BYTES:
+                message = await receive()
+                if message["type"] != "http.request" or not message.get("more_body"):
+                    return
+                dropped += len(message.get("body", b""))
 
 
 # The page and the API need nothing from elsewhere; Swagger UI at /docs loads its script and
@@ -332,7 +369,12 @@ def header(scope, name: bytes) -> str | None:
 
 
 async def respond(
-    send, status: int, code: str, message: str, headers: dict[str, str] | None = None
+    send,
+    status: int,
+    code: str,
+    message: str,
+    headers: dict[str, str] | None = None,
+    more: bool = False,
 ) -> None:
     """A complete JSON error response sent straight from middleware; the connection closes."""
     body = json.dumps(error_body(code, message), ensure_ascii=False, separators=(",", ":")).encode()
@@ -349,11 +391,17 @@ async def respond(
             ],
         }
     )
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": "http.response.body", "body": body, "more_body": bool(more)})
 
 
-async def refuse(send, error: BodyRefused) -> None:
-    await respond(send, error.status_code, error.code, error.detail, error.headers)
+async def refuse(send, error: BodyRefused, scope=None, receive=None) -> None:
+    """Answer a refused body; with `receive`, drop what is left of it before closing."""
+    draining = receive is not None
+    status, code, message = error.status_code, error.code, error.detail
+    await respond(send, status, code, message, error.headers, more=draining)
+    if draining:
+        await drain(scope, receive)
+        await send({"type": "http.response.body", "body": b""})
 
 
 def configure_access_log() -> None:
