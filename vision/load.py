@@ -172,6 +172,11 @@ def openers() -> list[str]:
     """Pillow's plugins for the accepted formats: nothing else gets to parse an upload.
 
     (MPO is opened by the JPEG plugin; HEIF exists when pillow-heif is installed.)
+
+    Returns
+    -------
+    list of str
+        Format names to pass as ``Image.open(..., formats=...)``.
     """
     Image.init()
     return [name for name in FORMATS if name in Image.OPEN]

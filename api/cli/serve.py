@@ -85,6 +85,11 @@ def give_back_large_buffers(threshold: int = 1 << 20) -> None:
     from the heap and their memory stays with the process once freed: the event-loop
     process's RSS then ratchets up to its peak and stays there. A fixed threshold turns that
     off. No-op where glibc is not the C library.
+
+    Parameters
+    ----------
+    threshold : int
+        Bytes from which a buffer gets its own mapping.
     """
     import ctypes
     import ctypes.util

@@ -46,7 +46,13 @@ class Jobs:
 
     @contextlib.asynccontextmanager
     async def slot(self, kind: str):
-        """A place for one job of `kind` ("photo" or "grid"), or 503 at once."""
+        """A place for one job of `kind`, or 503 at once.
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+        """
         try:
             async with self.pool.slot(kind):
                 yield
@@ -57,7 +63,21 @@ class Jobs:
             raise ApiError(503, "not_ready", str(error), headers={"Retry-After": "5"}) from None
 
     async def run(self, kind: str, job: Any, data: bytes | None = None) -> Any:
-        """The job's answer; a `Refused` becomes its HTTP error, a crash a 500 (text logged)."""
+        """The job's answer; a `Refused` becomes its HTTP error, a crash a 500 (text logged).
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+        job : PhotoJob or GridRequest
+            What to do.
+        data : bytes, optional
+            The upload, for a photo.
+
+        Returns
+        -------
+        SolvedPhoto or GridAnswer
+        """
         try:
             value, timings = await self.pool.run(kind, job, data)
         except JobTimeout as error:
@@ -79,7 +99,17 @@ class Jobs:
 
 
 def busy(retry_after: int) -> ApiError:
-    """503 with the time a place is likely to free up."""
+    """503 with the time a place is likely to free up.
+
+    Parameters
+    ----------
+    retry_after : int
+        Seconds, for the Retry-After header and the message.
+
+    Returns
+    -------
+    ApiError
+    """
     return ApiError(
         503,
         "busy",

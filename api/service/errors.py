@@ -175,7 +175,15 @@ def install(app: FastAPI) -> None:
 
 
 def log_bug(request_id: str, error: BaseException) -> None:
-    """A real 500: its error's text and traceback go to the log (never to the client)."""
+    """A real 500: its error's text and traceback go to the log (never to the client).
+
+    Parameters
+    ----------
+    request_id : str
+        The request's id, also in the answer.
+    error : BaseException
+        What was raised.
+    """
     log.error(
         "internal error in request %s: %s: %s",
         request_id,
@@ -186,7 +194,18 @@ def log_bug(request_id: str, error: BaseException) -> None:
 
 
 def internal(request_id: str) -> JSONResponse:
-    """A bug's answer: the request id to find it in the log, and no exception text."""
+    """A bug's answer: the request id to find it in the log, and no exception text.
+
+    Parameters
+    ----------
+    request_id : str
+        The request's id.
+
+    Returns
+    -------
+    fastapi.responses.JSONResponse
+        500 internal.
+    """
     return error_response(
         500, "internal", f"internal error (request id {request_id}); this is a bug"
     )

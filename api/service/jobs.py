@@ -154,7 +154,21 @@ def explain(puzzle) -> dict:
 
 
 def run(kind: str, job: Any, data: bytes | None = None) -> Any:
-    """Dispatch one job by kind ("photo" needs `data`)."""
+    """Dispatch one job by kind.
+
+    Parameters
+    ----------
+    kind : str
+        "photo" or "grid".
+    job : PhotoJob or GridRequest
+        What to do.
+    data : bytes, optional
+        The upload, for a photo.
+
+    Returns
+    -------
+    SolvedPhoto, GridAnswer or Refused
+    """
     if kind == "photo":
         return photo(data, job)
     if kind == "grid":

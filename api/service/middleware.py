@@ -222,6 +222,13 @@ async def drain(scope, receive) -> None:
     """Read and drop what is left of a refused body, for at most DRAIN_S and DRAIN_BYTES.
 
     Not for a client that waits for `100 Continue`: it has sent nothing and will not.
+
+    Parameters
+    ----------
+    scope : dict
+        The request's ASGI scope.
+    receive : callable
+        The server's own ASGI receive (not a bounded one).
     """
     if (header(scope, b"expect") or "").lower() == "100-continue":
         return
@@ -376,7 +383,21 @@ async def respond(
     headers: dict[str, str] | None = None,
     more: bool = False,
 ) -> None:
-    """A complete JSON error response sent straight from middleware; the connection closes."""
+    """A JSON error response sent straight from middleware; the connection closes after it.
+
+    Parameters
+    ----------
+    send : callable
+        ASGI send.
+    status : int
+        HTTP status.
+    code, message : str
+        The error's code word and sentence.
+    headers : dict, optional
+        More response headers (e.g. Retry-After).
+    more : bool
+        Leave the response open (the caller sends the final empty body).
+    """
     body = json.dumps(error_body(code, message), ensure_ascii=False, separators=(",", ":")).encode()
     extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     await send(
@@ -395,7 +416,19 @@ async def respond(
 
 
 async def refuse(send, error: BodyRefused, scope=None, receive=None) -> None:
-    """Answer a refused body; with `receive`, drop what is left of it before closing."""
+    """Answer a refused body; with `receive`, drop what is left of it before closing.
+
+    Parameters
+    ----------
+    send : callable
+        ASGI send.
+    error : BodyRefused
+        Status, code, message and headers of the answer.
+    scope : dict, optional
+        The request's scope (needed with `receive`).
+    receive : callable, optional
+        The server's ASGI receive, to drain the rest of the body.
+    """
     draining = receive is not None
     status, code, message = error.status_code, error.code, error.detail
     await respond(send, status, code, message, error.headers, more=draining)

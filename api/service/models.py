@@ -37,7 +37,7 @@ class GridRequest(BaseModel):
 
     puzzle: str = Field(
         min_length=1,
-        max_length=20_000,
+        max_length=5_000,  # a pretty 25x25 board is 1.7 K; any 5 K fits the 64 KB body cap
         description="the board: 81 characters (blanks as . 0 - ? _), one line per row, a "
         "pretty board, or any size/format `sudoku-lens grid` reads (4x4 to 25x25, clover)",
     )

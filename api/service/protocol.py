@@ -25,7 +25,22 @@ from api.service.errors import error_body
 
 
 def raw_error(status: int, reason: bytes, code: str, message: str) -> tuple[list, bytes]:
-    """Headers and body of an error answered below the ASGI app (it closes the connection)."""
+    """Headers and body of an error answered below the ASGI app (it closes the connection).
+
+    Parameters
+    ----------
+    status : int
+        HTTP status.
+    reason : bytes
+        Its reason phrase.
+    code, message : str
+        The error's code word and sentence.
+
+    Returns
+    -------
+    tuple
+        (headers as (name, value) byte pairs, the JSON body).
+    """
     body = json.dumps(error_body(code, message), separators=(",", ":")).encode()
     headers = [
         (b"content-type", b"application/json"),

@@ -38,7 +38,13 @@ PREFIX = "SUDOKU_LENS_"
 
 
 def default_workers() -> int:
-    """Every core this process may run on (its CPU affinity, which containers narrow)."""
+    """Every core this process may run on (its CPU affinity, which containers narrow).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not Linux

@@ -128,7 +128,20 @@ class ImagePart:
 
 
 async def read_multipart(request: Request, boundary: bytes) -> bytearray:
-    """The `image` part of a multipart body, file or plain field alike."""
+    """The `image` part of a multipart body, file or plain field alike.
+
+    Parameters
+    ----------
+    request : starlette.requests.Request
+        A multipart/form-data POST.
+    boundary : bytes
+        The boundary from its Content-Type.
+
+    Returns
+    -------
+    bytearray
+        The part's bytes, exactly as sent.
+    """
     if not boundary:
         raise ApiError(400, "malformed", "malformed multipart body: no boundary in Content-Type")
     part = ImagePart()

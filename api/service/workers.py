@@ -58,7 +58,18 @@ class PoolClosed(Exception):
 
 
 def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None = None) -> None:
-    """Body of a solver process: warm up, say ready, then answer jobs until told to stop."""
+    """Body of a solver process: warm up, say ready, then answer jobs until told to stop.
+
+    Parameters
+    ----------
+    conn : multiprocessing.connection.Connection
+        The child's end of the pipe: (kind, job, with_data) in, then the data's bytes;
+        (tag, answer or traceback text, milliseconds) out.
+    settings_env : dict
+        The service's settings as SUDOKU_LENS_* variables.
+    opencv_threads : int, optional
+        OpenCV's thread count in this process (None: its default).
+    """
     import os
 
     os.environ.update(settings_env)
@@ -247,8 +258,19 @@ class SolverPool:
 
     # -- admission ----------------------------------------------------------------------
     def retry_after(self, kind: str = "photo") -> int:
-        """Seconds until a new job of `kind` would likely get a process: the jobs of that
-        kind ahead of it, shared by the processes, at their measured mean time."""
+        """Seconds until a new job of `kind` would likely get a process.
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+
+        Returns
+        -------
+        int
+            The jobs of that kind ahead, shared by the processes, at their measured mean
+            time; 1 to 60.
+        """
         places = self.places[kind]
         ahead = max(0, places.admitted - self.size) + 1
         return max(1, min(60, math.ceil(ahead * places.mean_ms / 1000 / self.size)))
@@ -258,7 +280,20 @@ class SolverPool:
 
     @contextlib.asynccontextmanager
     async def slot(self, kind: str):
-        """Admission: hold one of the places of `kind`, or QueueFull at once."""
+        """Admission: hold one of the places of `kind`, or QueueFull at once.
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+
+        Raises
+        ------
+        QueueFull
+            Every place of that kind is taken (carries the Retry-After seconds).
+        PoolClosed
+            The pool is shutting down.
+        """
         if self.closed:
             raise PoolClosed("the server is shutting down")
         places = self.places[kind]
@@ -272,7 +307,17 @@ class SolverPool:
             places.admitted -= 1
 
     async def acquire(self, kind: str) -> Worker:
-        """An idle process for a job of `kind`, waiting in line if there is none."""
+        """An idle process for a job of `kind`, waiting in line if there is none.
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid": a waiting puzzle is served before a waiting photo.
+
+        Returns
+        -------
+        Worker
+        """
         if self.idle and not any(self.places[k].waiting for k in KINDS):
             return self.idle.pop()
         waiter = asyncio.get_running_loop().create_future()
@@ -288,7 +333,13 @@ class SolverPool:
             raise
 
     def release(self, worker: Worker) -> None:
-        """A process is free: to the first waiting puzzle, else photo, else the idle list."""
+        """A process is free: to the first waiting puzzle, else photo, else the idle list.
+
+        Parameters
+        ----------
+        worker : Worker
+            A live, warm process with no job.
+        """
         worker.busy = False
         for kind in KINDS:
             waiting = self.places[kind].waiting
@@ -366,7 +417,14 @@ class SolverPool:
         return value, {"queue": round(queued_ms, 2), "work": round(work_ms, 2)}
 
     def status(self) -> dict:
-        """Numbers for /readyz: processes alive and warm, jobs running and waiting, per kind."""
+        """Numbers for /readyz.
+
+        Returns
+        -------
+        dict
+            Processes alive and warm, jobs running, admitted and refused per kind, with each
+            kind's measured mean time; done, timeouts, crashes, replaced processes.
+        """
         alive = [w for w in self.workers if w.process.is_alive() and not w.dead]
         return {
             "processes": self.size,
