@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -21,7 +20,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
-from service_support import PLAIN, png_header_bomb
+from service_support import PLAIN, captured, png_header_bomb
 
 from api.service import Settings, create_app
 from api.service.cache import ResultCache
@@ -53,18 +52,9 @@ def photo():
 
 @pytest.fixture
 def access_log():
-    """The access log's JSON lines, captured for one test."""
-    lines: list[str] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record):
-            lines.append(record.getMessage())
-
-    handler = Keep()
-    logger = logging.getLogger("sudoku_lens.access")
-    logger.addHandler(handler)
-    yield lines
-    logger.removeHandler(handler)
+    """The access log's records, captured for one test."""
+    with captured("sudoku_lens.access") as records:
+        yield records
 
 
 def upload(client, data: bytes, *, name="photo.jpg", field="image", accept=None):
@@ -159,11 +149,12 @@ def test_solve_photo_returns_result_and_overlay(client, photo, access_log):
     assert response.headers["x-result-id"] in result["output"]
     # the access log: one JSON line with the request id, stage timings and no photo bytes
     request_id = response.headers["x-request-id"]
-    record = next(json.loads(line) for line in access_log if request_id in line)
+    lines = [record.getMessage() for record in access_log]
+    record = next(json.loads(line) for line in lines if request_id in line)
     assert record["status"] == 200 and record["path"] == "/v1/solve"
     assert record["bytes_in"] > len(photo.jpeg) and record["upload_bytes"] == len(photo.jpeg)
     assert {"upload", "queue", "work", "load", "total"} <= set(record["timings"])
-    assert all(len(line) < 4000 for line in access_log)
+    assert all(len(line) < 4000 for line in lines)
 
 
 def test_an_iphone_heic_photo_is_solved(client, photo):

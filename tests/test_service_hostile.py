@@ -25,7 +25,7 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from service_support import PLAIN
+from service_support import PLAIN, captured
 
 from api.failures import Failure
 from api.service import Settings, create_app
@@ -61,17 +61,8 @@ def picture():
 @pytest.fixture
 def service_log():
     """Messages of the service's own logger (errors with their text, disconnects)."""
-    records: list[logging.LogRecord] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record):
-            records.append(record)
-
-    handler = Keep()
-    logger = logging.getLogger("sudoku_lens.service")
-    logger.addHandler(handler)
-    yield records
-    logger.removeHandler(handler)
+    with captured("sudoku_lens.service") as records:
+        yield records
 
 
 def error_of(response, status: int, code: str) -> dict:
