@@ -4,7 +4,9 @@ real server shared by the live, schema and page tests of a pytest process."""
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
+import logging
 import struct
 import zlib
 
@@ -41,6 +43,24 @@ def tiny_png() -> bytes:
 # The service tests check the service, not the reader's robustness (tests/test_vision_* and
 # bench/reading.py do that): their photos are generated flat, steady and unshadowed.
 PLAIN = dict(curl=0.0, curl_skew=0.0, side_bow=0.0, shadow=0.0, shake=0.0, second_grid=False)
+
+
+@contextlib.contextmanager
+def captured(logger_name: str):
+    """The records a logger emits inside the block, in a list."""
+    records: list[logging.LogRecord] = []
+
+    class Keep(logging.Handler):
+        def emit(self, record):
+            records.append(record)
+
+    handler = Keep()
+    logger = logging.getLogger(logger_name)
+    logger.addHandler(handler)
+    try:
+        yield records
+    finally:
+        logger.removeHandler(handler)
 
 
 _server: LocalServer | None = None

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import json
-import logging
 import os
 import subprocess
 import sys
@@ -20,11 +19,13 @@ import cv2
 import numpy as np
 import pytest
 from fastapi.testclient import TestClient
-from service_support import PLAIN, png_header_bomb
+from pydantic import ValidationError
+from service_support import PLAIN, captured, png_header_bomb
 
 from api.service import Settings, create_app
 from api.service.cache import ResultCache
 from api.service.routers.photos import preferred_type
+from api.service.settings import describe
 from samples.synthetic import make_photo, render_photo
 
 MAX_UPLOAD_MB = 2
@@ -51,18 +52,9 @@ def photo():
 
 @pytest.fixture
 def access_log():
-    """The access log's JSON lines, captured for one test."""
-    lines: list[str] = []
-
-    class Keep(logging.Handler):
-        def emit(self, record):
-            lines.append(record.getMessage())
-
-    handler = Keep()
-    logger = logging.getLogger("sudoku_lens.access")
-    logger.addHandler(handler)
-    yield lines
-    logger.removeHandler(handler)
+    """The access log's records, captured for one test."""
+    with captured("sudoku_lens.access") as records:
+        yield records
 
 
 def upload(client, data: bytes, *, name="photo.jpg", field="image", accept=None):
@@ -100,13 +92,14 @@ def test_healthz(client):
     assert client.get("/healthz").json() == {"status": "ok"}
 
 
-def test_readyz_reports_models_and_tesseract(client):
+def test_readyz_reports_warm_processes_and_tesseract(client):
     response = client.get("/readyz")
     assert response.status_code == 200, response.text
     checks = response.json()["checks"]
-    assert checks["models_loaded"] is True
-    assert checks["tesseract"]  # the version Tesseract reported
+    assert checks["warm"] == "1/1 warm"
+    assert checks["tesseract"] and checks["tesseract_available"] is True  # its version
     assert checks["solver_processes"] == "1/1 alive"
+    assert checks["engine"] == "classifier"
 
 
 def test_openapi_documents_every_endpoint_and_docs_page(client):
@@ -156,11 +149,12 @@ def test_solve_photo_returns_result_and_overlay(client, photo, access_log):
     assert response.headers["x-result-id"] in result["output"]
     # the access log: one JSON line with the request id, stage timings and no photo bytes
     request_id = response.headers["x-request-id"]
-    record = next(json.loads(line) for line in access_log if request_id in line)
+    lines = [record.getMessage() for record in access_log]
+    record = next(json.loads(line) for line in lines if request_id in line)
     assert record["status"] == 200 and record["path"] == "/v1/solve"
     assert record["bytes_in"] > len(photo.jpeg) and record["upload_bytes"] == len(photo.jpeg)
     assert {"upload", "queue", "work", "load", "total"} <= set(record["timings"])
-    assert all(len(line) < 4000 for line in access_log)
+    assert all(len(line) < 4000 for line in lines)
 
 
 def test_an_iphone_heic_photo_is_solved(client, photo):
@@ -304,17 +298,27 @@ def test_unsolvable_photo_is_422_with_the_reading(client):
 
 
 def test_busy_answers_503_with_retry_after(client, app, photo):
-    pool = app.state.pool
-    pool.admitted += pool.max_jobs  # every place taken
+    """Photos and puzzles have places of their own: a full photo queue refuses photos (and
+    /readyz says so), never a puzzle."""
+    places = app.state.pool.places
+    places["photo"].admitted += places["photo"].limit  # every photo place taken
     try:
         response = upload(client, photo.jpeg)
+        ready = client.get("/readyz")
         grid = client.post("/v1/grid", json={"puzzle": EASY})
+        places["grid"].admitted += places["grid"].limit
+        grid_busy = client.post("/v1/grid", json={"puzzle": EASY})
     finally:
-        pool.admitted -= pool.max_jobs
+        places["photo"].admitted -= places["photo"].limit
+        places["grid"].admitted -= places["grid"].limit
     error = assert_error(response, 503, "busy")
     assert int(response.headers["retry-after"]) >= 1 and "retry" in error["message"]
-    assert_error(grid, 503, "busy")
+    assert_error(ready, 503, "busy")
+    assert int(ready.headers["retry-after"]) >= 1
+    assert grid.status_code == 200, grid.text
+    assert_error(grid_busy, 503, "busy")
     assert upload(client, photo.jpeg).status_code == 200  # and free again
+    assert client.get("/readyz").status_code == 200
 
 
 def test_timeout_kills_the_job_and_the_pool_recovers(client, app):
@@ -399,21 +403,28 @@ def test_grid_errors(client):
     assert_error(bad_json, 400, "malformed")
 
 
-def test_settings_from_environment():
-    settings = Settings.from_env(
-        {
-            "SUDOKU_LENS_MAX_UPLOAD_MB": "3",
-            "SUDOKU_LENS_QUEUE_LENGTH": "0",
-            "SUDOKU_LENS_TIMEOUT_S": "2.5",
-        }
-    )
+def test_settings_from_environment(monkeypatch):
+    monkeypatch.setenv("SUDOKU_LENS_MAX_UPLOAD_MB", "3")
+    monkeypatch.setenv("SUDOKU_LENS_QUEUE_LENGTH", "0")
+    monkeypatch.setenv("SUDOKU_LENS_TIMEOUT_S", "2.5")
+    monkeypatch.setenv("SUDOKU_LENS_ENGINE", "")  # empty = unset
+    settings = Settings()
     assert settings.max_upload_bytes == 3 * 2**20
-    assert settings.queue_length == 0 and settings.timeout_s == 2.5
-    assert Settings.from_env({}).max_pixels == 50_000_000
-    with pytest.raises(ValueError, match="SUDOKU_LENS_MAX_PIXELS"):
-        Settings.from_env({"SUDOKU_LENS_MAX_PIXELS": "lots"})
-    with pytest.raises(ValueError, match="SUDOKU_LENS_TIMEOUT_S"):
-        Settings.from_env({"SUDOKU_LENS_TIMEOUT_S": "-1"})
+    assert settings.queue_length == 0 and settings.timeout_s == 2.5 and settings.engine == ""
+    assert Settings(queue_length=4).queue_length == 4  # the CLI's options win
+    assert Settings().max_pixels == 50_000_000
+    monkeypatch.setenv("SUDOKU_LENS_MAX_PIXELS", "lots")
+    monkeypatch.setenv("SUDOKU_LENS_TIMEOUT_S", "-1")
+    with pytest.raises(ValidationError) as raised:
+        Settings()
+    message = describe(raised.value)
+    assert "SUDOKU_LENS_MAX_PIXELS='lots' is not a valid integer" in message
+    assert "SUDOKU_LENS_TIMEOUT_S='-1' must be greater than 0" in message
+
+
+def test_workers_default_to_every_core(monkeypatch):
+    monkeypatch.delenv("SUDOKU_LENS_WORKERS", raising=False)
+    assert Settings().workers == len(os.sched_getaffinity(0))
 
 
 def test_png_bomb_helper_is_a_real_png():
@@ -431,4 +442,4 @@ def test_serve_refuses_a_bad_limit_with_a_clear_message():
         [str(script), "serve"], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
-    assert "SUDOKU_LENS_MAX_PIXELS='lots' is not a valid int" in done.stderr
+    assert "SUDOKU_LENS_MAX_PIXELS='lots' is not a valid integer" in done.stderr

@@ -28,11 +28,21 @@ import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
-from vision.errors import ImageTooLarge, NotAnImage, Unreadable, VisionError
+from vision.errors import ImageTooLarge, NoGridFound, NotAnImage, Unreadable, VisionError
 
 MAX_PIXELS = 50_000_000
 MIN_SIDE = 32  # a sudoku needs at least a few pixels per cell
+# A grid is square, so it fits inside the short side; it is searched for in a copy whose long
+# side is 800 px (vision.locate), where a photo longer than 25:1 is under MIN_SIDE across.
+MAX_ASPECT = 25
 FORMATS = ("JPEG", "PNG", "WEBP", "BMP", "TIFF", "MPO", "HEIF", "AVIF")
+FORMAT_NAMES = "JPEG, PNG, WebP, HEIC, BMP or TIFF"
+# What the header scan may look at before the pixel data starts. A camera writes a dozen
+# segments (EXIF, ICC profile, XMP, a few MB of depth map at most); a file made of millions
+# of empty ones exists only to make a parser loop, and Pillow would loop in Python over each.
+MAX_SEGMENTS = 1024  # JPEG markers, PNG chunks, TIFF tags of the first directory
+MAX_HEADER_BYTES = 8 * 2**20  # bytes before the pixel data (JPEG SOS, PNG IDAT), TIFF tag data
+MAX_JUNK_BYTES = 4096  # fill or stray bytes between JPEG markers (Pillow steps over each)
 
 try:  # a dependency; an install without it still reads every other format
     import pillow_heif
@@ -102,30 +112,188 @@ def read_bytes(source: bytes | bytearray | memoryview | str | Path) -> bytes:
 def read_header(data: bytes, max_pixels: int = MAX_PIXELS) -> Header:
     """Format, size and EXIF orientation, read lazily: no pixels are decoded here.
 
-    The size is checked before the EXIF data is looked for, because Pillow decodes a whole
-    PNG to find an EXIF chunk stored after the pixels.
+    The structure before the pixels is walked first (`check_structure`), so a header made to
+    make a parser loop costs a bounded amount of work; Pillow then opens it with only the
+    plugins of the accepted formats. The size is checked before the EXIF data is looked for,
+    because Pillow decodes a whole PNG to find an EXIF chunk stored after the pixels.
+
+    Parameters
+    ----------
+    data : bytes
+        The whole file.
+    max_pixels : int
+        Largest width x height accepted.
+
+    Returns
+    -------
+    Header
+        Format name (as Pillow calls it), size and EXIF orientation.
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge, Unreadable, NoGridFound
+        Not an accepted format, too many pixels, a corrupt or hostile header, a shape no grid
+        can fit in.
+
+    Examples
+    --------
+    >>> header = read_header(cv2.imencode(".png", np.zeros((60, 80), np.uint8))[1].tobytes())
+    >>> header.format, header.width, header.height
+    ('PNG', 80, 60)
     """
+    check_structure(data)
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            with Image.open(io.BytesIO(data)) as image:
+            with Image.open(io.BytesIO(data), formats=openers()) as image:
                 width, height = image.size
                 fmt = image.format or "?"
                 check_size(width, height, max_pixels)
                 orientation = exif_orientation(image)
     except UnidentifiedImageError:
-        raise NotAnImage(f"not an image (unrecognised data starting {data[:8]!r})") from None
+        raise NotAnImage(
+            f"not an image (unrecognised data starting {data[:8]!r}); "
+            f"send a photo as {FORMAT_NAMES}"
+        ) from None
     except VisionError:
         raise
     except Image.DecompressionBombError as error:  # Pillow's own guard, far above ours
         found = re.search(r"\((\d+) pixels\)", str(error))
         size = f"{int(found.group(1)) / 1e6:.1f} megapixels" if found else "far too many pixels"
         raise ImageTooLarge(f"image is {size}; far over any limit, not decoded") from None
-    except Exception as error:  # a header broken in any way Pillow may report
-        raise Unreadable(f"the image header is corrupt ({error})") from None
+    except Exception:  # a header broken in any way Pillow may report (its text stays here)
+        raise Unreadable("the image header is corrupt") from None
     if fmt not in FORMATS:
-        raise NotAnImage(f"{fmt} images are not supported; use JPEG, PNG, WebP, BMP or TIFF")
+        raise NotAnImage(f"{fmt} images are not supported; use {FORMAT_NAMES}")
     return Header(fmt, width, height, orientation)
+
+
+def openers() -> list[str]:
+    """Pillow's plugins for the accepted formats: nothing else gets to parse an upload.
+
+    (MPO is opened by the JPEG plugin; HEIF exists when pillow-heif is installed.)
+
+    Returns
+    -------
+    list of str
+        Format names to pass as ``Image.open(..., formats=...)``.
+    """
+    Image.init()
+    return [name for name in FORMATS if name in Image.OPEN]
+
+
+def check_structure(data: bytes) -> None:
+    """Refuse a JPEG, PNG or TIFF whose header would take unbounded work to parse.
+
+    Walks the segments before the pixel data by their lengths alone (no parsing of their
+    contents): at most MAX_SEGMENTS of them, MAX_HEADER_BYTES of header and MAX_JUNK_BYTES of
+    stray bytes. Other formats are parsed by C libraries in one pass and pass through; so
+    does anything this walk cannot make sense of (Pillow then judges it).
+
+    Parameters
+    ----------
+    data : bytes
+        The whole file.
+
+    Raises
+    ------
+    Unreadable
+        Naming the format and which bound the header passes.
+
+    Examples
+    --------
+    >>> check_structure(b"\\xff\\xd8" + b"\\xff\\xe5\\x00\\x02" * 2000 + b"\\xff\\xda")
+    Traceback (most recent call last):
+    ...
+    vision.errors.Unreadable: the JPEG header has more than 1024 segments before its image data; a camera writes a few dozen at most
+    """
+    if data[:2] == b"\xff\xd8":
+        _check_jpeg(data)
+    elif data[:8] == b"\x89PNG\r\n\x1a\n":
+        _check_png(data)
+    elif data[:4] in (b"II*\x00", b"MM\x00*", b"II+\x00", b"MM\x00+"):
+        _check_tiff(data)
+
+
+def _too_many(fmt: str, what: str) -> Unreadable:
+    return Unreadable(
+        f"the {fmt} header has more than {MAX_SEGMENTS} {what}; a camera writes a few dozen at most"
+    )
+
+
+def _too_long(fmt: str) -> Unreadable:
+    return Unreadable(
+        f"the {fmt} header is longer than {MAX_HEADER_BYTES // 2**20} MB before its image data"
+    )
+
+
+def _check_jpeg(data: bytes) -> None:
+    """SOI, then marker segments up to the start of scan (where Pillow stops reading)."""
+    at, segments, junk, end = 2, 0, 0, len(data)
+    while at < end:
+        if data[at] != 0xFF or at + 1 < end and data[at + 1] == 0xFF:
+            junk += 1  # fill bytes and stray data, each a step of Pillow's loop
+            if junk > MAX_JUNK_BYTES:
+                raise Unreadable(
+                    f"the JPEG header has more than {MAX_JUNK_BYTES} stray bytes between markers"
+                )
+            at += 1
+            continue
+        if at + 1 >= end:
+            return
+        marker = data[at + 1]
+        if marker == 0x00:  # an escaped 0xFF: stray data
+            at += 1
+            continue
+        segments += 1
+        if segments > MAX_SEGMENTS:
+            raise _too_many("JPEG", "segments before its image data")
+        if marker == 0xDA:  # start of scan: the pixels follow
+            return
+        if marker == 0x01 or 0xD0 <= marker <= 0xD8:  # no length field
+            at += 2
+            continue
+        at += 2 + int.from_bytes(data[at + 2 : at + 4], "big")
+        if at > MAX_HEADER_BYTES:
+            raise _too_long("JPEG")
+
+
+def _check_png(data: bytes) -> None:
+    """Chunks up to the first IDAT (where Pillow's lazy open stops)."""
+    at, end = 8, len(data)
+    for _ in range(MAX_SEGMENTS):
+        if at + 8 > end or data[at + 4 : at + 8] == b"IDAT":
+            return
+        at += 12 + int.from_bytes(data[at : at + 4], "big")
+        if at > MAX_HEADER_BYTES:
+            raise _too_long("PNG")
+    if at + 8 <= end and data[at + 4 : at + 8] != b"IDAT":
+        raise _too_many("PNG", "chunks before its image data")
+
+
+# TIFF field type -> bytes per value (the ones TIFF 6 and BigTIFF define)
+_TIFF_SIZES = {1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8}
+_TIFF_SIZES |= {13: 4, 16: 8, 17: 8, 18: 8}
+
+
+def _check_tiff(data: bytes) -> None:
+    """The first image directory: its tag count and the bytes its tags point at."""
+    order = "little" if data[:2] == b"II" else "big"
+    big = data[2:4] in (b"+\x00", b"\x00+")
+    count_size, entry_size, inline = (8, 20, 8) if big else (2, 12, 4)
+    start = int.from_bytes(data[8:16] if big else data[4:8], order)
+    count = int.from_bytes(data[start : start + count_size], order)
+    if count > MAX_SEGMENTS:
+        raise _too_many("TIFF", "tags in its first directory")
+    pointed = 0
+    for k in range(count):
+        entry = start + count_size + k * entry_size
+        kind = int.from_bytes(data[entry + 2 : entry + 4], order)
+        values = int.from_bytes(data[entry + 4 : entry + 4 + inline], order)
+        size = _TIFF_SIZES.get(kind, 1) * values
+        pointed += size if size > inline else 0
+        if pointed > MAX_HEADER_BYTES:
+            raise _too_long("TIFF")
 
 
 def exif_orientation(image: Image.Image) -> int:
@@ -140,7 +308,20 @@ def exif_orientation(image: Image.Image) -> int:
 
 
 def check_size(width: int, height: int, max_pixels: int) -> None:
-    """Refuse images too small to hold a grid, or so large they could exhaust memory."""
+    """Refuse images too small to hold a grid, too thin to, or so large they could exhaust memory.
+
+    Parameters
+    ----------
+    width, height : int
+        The image's size in pixels, from its header.
+    max_pixels : int
+        Largest width x height accepted.
+
+    Raises
+    ------
+    ImageTooLarge, NotAnImage, NoGridFound
+        Too many pixels; a side under MIN_SIDE; longer than MAX_ASPECT times its width.
+    """
     if width * height > max_pixels:
         raise ImageTooLarge(
             f"image is {width}×{height} = {width * height / 1e6:.1f} megapixels; "
@@ -150,6 +331,12 @@ def check_size(width: int, height: int, max_pixels: int) -> None:
         raise NotAnImage(
             f"image is only {width}×{height} pixels; a photo of a sudoku needs at least "
             f"{MIN_SIDE} pixels on each side"
+        )
+    if max(width, height) > MAX_ASPECT * min(width, height):
+        raise NoGridFound(
+            f"no sudoku grid can be in an image of {width}×{height} pixels: a grid is square, "
+            f"and in a photo over {MAX_ASPECT} times longer than wide it would be under "
+            f"{MIN_SIDE} pixels across where the grid is looked for"
         )
 
 

@@ -23,7 +23,7 @@ def serve(
         "--workers",
         "-j",
         min=1,
-        help="Solver processes (default: SUDOKU_LENS_WORKERS, else min(2, cores)).",
+        help="Solver processes (default: SUDOKU_LENS_WORKERS, else one per core).",
     ),
     queue_length: int | None = typer.Option(
         None, "--queue-length", min=0, help="Jobs that may wait for a busy solver (then 503)."
@@ -41,22 +41,28 @@ def serve(
     Limits come from SUDOKU_LENS_* environment variables (see docs/http.md);
     these options override them.
     """
-    from api.service.settings import Settings
+    from pydantic import ValidationError
 
+    from api.service.settings import Settings, describe
+
+    options = {
+        "workers": workers,
+        "queue_length": queue_length,
+        "timeout_s": timeout,
+        "max_upload_mb": max_upload_mb,
+    }
     try:
-        settings = Settings.from_env(
-            workers=workers,
-            queue_length=queue_length,
-            timeout_s=timeout,
-            max_upload_mb=max_upload_mb,
-        )
-    except ValueError as error:
-        typer.echo(f"error: {error}", err=True)
+        settings = Settings(**{k: v for k, v in options.items() if v is not None})
+    except ValidationError as error:
+        typer.echo(f"error: {describe(error)}", err=True)
         raise typer.Exit(2) from None
 
     import uvicorn
 
     from api.service import create_app
+
+    give_back_large_buffers()
+    from api.service.protocol import guarded_h11
 
     uvicorn.run(
         create_app(settings),
@@ -64,5 +70,33 @@ def serve(
         port=port,
         log_level=log_level,
         access_log=False,  # the service writes its own JSON access log
+        server_header=False,  # do not announce the server's make
+        http=guarded_h11(header_timeout_s=settings.idle_timeout_s),
+        timeout_keep_alive=settings.keep_alive_s,
         timeout_graceful_shutdown=5,
     )
+
+
+def give_back_large_buffers(threshold: int = 1 << 20) -> None:
+    """Have glibc map every buffer over `threshold` bytes on its own and unmap it when freed.
+
+    An upload is held as one buffer of up to the body limit. By default glibc raises its mmap
+    threshold to the largest block freed so far (up to 32 MB), after which such buffers come
+    from the heap and their memory stays with the process once freed: the event-loop
+    process's RSS then ratchets up to its peak and stays there. A fixed threshold turns that
+    off. No-op where glibc is not the C library.
+
+    Parameters
+    ----------
+    threshold : int
+        Bytes from which a buffer gets its own mapping.
+    """
+    import ctypes
+    import ctypes.util
+
+    m_mmap_threshold = -3
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        libc.mallopt(m_mmap_threshold, threshold)
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        pass

@@ -1,9 +1,11 @@
 """The HTTP service: `create_app(settings)` builds the FastAPI app.
 
 Layout (FastAPI's larger-application style): `settings` (limits from the environment),
-`dependencies` (what routers receive), `errors` (one JSON error shape), `middleware` (body
-limit, access log), `workers` + `jobs` (the solver processes), `cache` (overlays),
-`routers/` (photos, grid, health, page). Run it with `sudoku-lens serve`.
+`dependencies` (what routers receive), `errors` (one JSON error shape, the one table of
+HTTP statuses), `middleware` (body bounds, hygiene, access log), `protocol` (bounds before a
+request's headers end), `workers` + `jobs` (the solver processes), `models` (the grid
+contract), `cache` (overlays), `routers/` (photos, grid, health, page). Run it with
+`sudoku-lens serve`.
 
 >>> app = create_app(Settings(workers=1))        # doctest: +SKIP
 >>> # uvicorn.run(app)  -- or TestClient(app) in tests
@@ -18,7 +20,13 @@ from fastapi.staticfiles import StaticFiles
 
 from api.service import errors
 from api.service.cache import ResultCache
-from api.service.middleware import AccessLog, BodyLimit, configure_access_log
+from api.service.middleware import (
+    AccessLog,
+    BodyLimits,
+    Hardening,
+    InflightBytes,
+    configure_access_log,
+)
 from api.service.routers import grid, health, page, photos
 from api.service.settings import Settings
 from api.service.workers import SolverPool
@@ -34,8 +42,18 @@ Photograph a sudoku, get it solved and drawn back onto the photo.
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    """A ready-to-serve app; its solver processes start with the app's lifespan."""
-    settings = settings or Settings.from_env()
+    """A ready-to-serve app; its solver processes start with the app's lifespan.
+
+    Parameters
+    ----------
+    settings : Settings, optional
+        Limits; by default read from the SUDOKU_LENS_* environment variables.
+
+    Returns
+    -------
+    fastapi.FastAPI
+    """
+    settings = settings or Settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
@@ -46,7 +64,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             env=settings.as_env(),
         )
         app.state.pool = pool
-        import vision.load  # noqa: F401  the header check's imports, before the first upload
+        from vision.load import openers  # the header check's imports, before the first upload
+
+        openers()
 
         try:
             await pool.start()
@@ -70,8 +90,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for module in (photos, grid, health, page):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=page.STATIC), name="static")
-    # Added last = outermost: the access log sees the body limit's 413s too.
-    app.add_middleware(BodyLimit, max_bytes=settings.max_upload_bytes)
+    # Added last = outermost: the access log sees the body bounds' 4xx and 503 too, and the
+    # hygiene headers are on every answer, the access log's 500s included.
+    app.add_middleware(
+        BodyLimits,
+        max_bytes=settings.max_upload_bytes,
+        limits={"/v1/grid": settings.max_grid_body_bytes},
+        budget=InflightBytes(settings.max_inflight_bytes),
+        timeout_s=settings.upload_timeout_s,
+        min_rate=settings.min_upload_kb_s * 1024,
+        idle_s=settings.idle_timeout_s,
+        retry_after=lambda: app.state.pool.retry_after("photo"),
+    )
     app.add_middleware(AccessLog)
+    app.add_middleware(Hardening)
     configure_access_log()
     return app

@@ -7,13 +7,18 @@ reaching for globals, so two apps with different limits can live in one process 
 from __future__ import annotations
 
 import contextlib
+import logging
+from typing import Any
 
 from fastapi import Request
 
 from api.service.cache import ResultCache
-from api.service.errors import ApiError
+from api.service.errors import ApiError, Internal, refusal
+from api.service.jobs import Refused
 from api.service.settings import Settings
 from api.service.workers import JobTimeout, PoolClosed, QueueFull, SolverPool, WorkerCrashed
+
+log = logging.getLogger("sudoku_lens.service")
 
 
 def get_settings(request: Request) -> Settings:
@@ -31,8 +36,8 @@ def get_pool(request: Request) -> SolverPool:
 class Jobs:
     """The solver pool as routers use it; every way a job can fail becomes an `ApiError`.
 
-    >>> async with jobs.slot():                      # doctest: +SKIP
-    ...     answer = await jobs.run("grid", payload)
+    >>> async with jobs.slot("grid"):                      # doctest: +SKIP
+    ...     answer = await jobs.run("grid", request)
     """
 
     def __init__(self, request: Request):
@@ -40,43 +45,78 @@ class Jobs:
         self.state = request.state
 
     @contextlib.asynccontextmanager
-    async def slot(self):
+    async def slot(self, kind: str):
+        """A place for one job of `kind`, or 503 at once.
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+        """
         try:
-            async with self.pool.slot():
+            async with self.pool.slot(kind):
                 yield
         except QueueFull as error:
             self.state.log["refused"] = True
-            raise ApiError(
-                503,
-                "busy",
-                f"the server is busy (every solver is working and the queue is full); "
-                f"retry in {error.retry_after} s",
-                headers={"Retry-After": str(error.retry_after)},
-            ) from None
+            raise busy(error.retry_after) from None
         except PoolClosed as error:
             raise ApiError(503, "not_ready", str(error), headers={"Retry-After": "5"}) from None
 
-    async def run(self, kind: str, payload: dict) -> dict:
+    async def run(self, kind: str, job: Any, data: bytes | None = None) -> Any:
+        """The job's answer; a `Refused` becomes its HTTP error, a crash a 500 (text logged).
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+        job : PhotoJob or GridRequest
+            What to do.
+        data : bytes, optional
+            The upload, for a photo.
+
+        Returns
+        -------
+        SolvedPhoto or GridAnswer
+        """
         try:
-            value, timings = await self.pool.run(kind, payload)
+            value, timings = await self.pool.run(kind, job, data)
         except JobTimeout as error:
             raise ApiError(504, "timeout", f"gave up: {error}") from None
         except PoolClosed as error:
             raise ApiError(503, "not_ready", str(error), headers={"Retry-After": "5"}) from None
         except WorkerCrashed as error:
-            raise ApiError(
-                500,
-                "internal",
-                f"the solver failed ({error}); request id {self.state.request_id}",
-            ) from None
+            log.error("internal error in request %s: %s", self.state.request_id, error)
+            raise Internal() from None
         self.state.timings.update(timings)
-        if "error" in value:
-            details = dict(value["error"])
-            self.state.log["outcome"] = details["code"]
-            self.state.timings.update((details.get("result") or {}).get("timings", {}))
-            status, code = details.pop("status"), details.pop("code")
-            raise ApiError(status, code, details.pop("message"), **details)
+        if isinstance(value, Refused):
+            self.state.log["outcome"] = value.failure.code
+            extra = {}
+            if value.result is not None:
+                self.state.timings.update(value.result.timings)
+                extra["result"] = value.result.model_dump(mode="json")
+            raise refusal(value.failure, **extra)
         return value
+
+
+def busy(retry_after: int) -> ApiError:
+    """503 with the time a place is likely to free up.
+
+    Parameters
+    ----------
+    retry_after : int
+        Seconds, for the Retry-After header and the message.
+
+    Returns
+    -------
+    ApiError
+    """
+    return ApiError(
+        503,
+        "busy",
+        f"the server is busy (every solver is working and the queue is full); "
+        f"retry in {retry_after} s",
+        headers={"Retry-After": str(retry_after)},
+    )
 
 
 def get_jobs(request: Request) -> Jobs:

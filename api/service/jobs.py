@@ -1,40 +1,67 @@
-"""The work a solver process does: plain data in, plain data out (it crosses a pipe).
+"""The work a solver process does: dataclasses and pydantic models in, the same out.
 
-A job never raises for bad input: an expected failure comes back as
-`{"error": {"status", "code", "message", ...}}` so the parent can answer with the right HTTP
-status; only a bug raises (and becomes a 500 with the request id in the log).
+A job never raises for bad input: an expected failure comes back as a `Refused` naming what is
+wrong (an api.failures code, a photo's status, `invalid_puzzle`); the HTTP layer alone picks
+the status it is answered with (api.service.errors.STATUS_OF). Only a bug raises, and becomes
+a 500 whose text goes to the log, never to the client.
 """
 
 from __future__ import annotations
 
 import os
 import time
+from dataclasses import dataclass, field
 from typing import Any
 
+from api.failures import Failure
+from api.schema import PhotoResultModel
+from api.service.models import GridAnswer, GridRequest
 
-def failure(status: int, code: str, message: str, **extra: Any) -> dict:
-    return {"error": {"status": status, "code": code, "message": message, **extra}}
-
-
-# Every photo status except "solved" is a 422: the photo was processed and what was read
-# comes back with the error, so the user can fix a digit and re-solve through /v1/grid.
-# an error code of api.failures -> the HTTP status it is answered with
-FAILURE_HTTP = {
-    "image_too_large": 413,
-    "not_an_image": 415,
-    "corrupt_image": 415,
-    "unreadable": 422,
-    "no_grid": 422,
-}
+# Every photo status except "solved": the photo was processed and what was read comes back
+# with the error, so the user can fix a digit and re-solve through /v1/grid.
 UNSOLVED = ("no_grid", "unreadable", "invalid_givens", "no_solution", "multiple_solutions")
 
 
-def photo(payload: dict) -> dict:
+@dataclass(frozen=True)
+class PhotoJob:
+    """How to treat one uploaded photo (its bytes travel beside this, not pickled in it)."""
+
+    engine: str = ""  # "" = the recogniser's default
+    max_pixels: int = 50_000_000
+    png: bool = False  # also encode the overlay as PNG
+
+
+@dataclass(frozen=True)
+class SolvedPhoto:
+    """A photo read, solved and drawn: the result and the solved photo, encoded."""
+
+    result: PhotoResultModel
+    jpeg: bytes | None = None
+    png: bytes | None = None
+
+
+@dataclass(frozen=True)
+class Refused:
+    """An expected failure: what is wrong with the input, and what was read of it if anything."""
+
+    failure: Failure
+    result: PhotoResultModel | None = None
+
+
+def photo(data: bytes, job: PhotoJob) -> SolvedPhoto | Refused:
     """Read, solve and draw one uploaded photo.
 
-    payload: data (the upload's bytes), engine ("" = default), max_pixels, png (bool: also
-    encode the overlay as PNG). Returns {"result": PhotoResultModel as a dict, "jpeg": bytes
-    or None, "png": bytes or None} or a failure.
+    Parameters
+    ----------
+    data : bytes
+        The upload.
+    job : PhotoJob
+        Engine, pixel limit, whether to encode a PNG too.
+
+    Returns
+    -------
+    SolvedPhoto or Refused
+        Refused with `result` when the photo was read but cannot be solved as read.
     """
     from api.failures import failure_of
     from api.pipeline import solve_photo
@@ -42,59 +69,68 @@ def photo(payload: dict) -> dict:
 
     try:
         result = solve_photo(
-            payload["data"],
-            engine=payload.get("engine") or None,
-            encode="jpeg",
-            max_pixels=payload["max_pixels"],
+            data, engine=job.engine or None, encode="jpeg", max_pixels=job.max_pixels
         )
     except VisionError as error:
-        failed = failure_of(error)
-        return failure(FAILURE_HTTP[failed.code], failed.code, failed.message)
+        return Refused(failure_of(error))
     png = None
-    if payload.get("png") and result.overlay is not None:
+    if job.png and result.overlay is not None:
         from vision.render import encode
 
         started = time.perf_counter()
         png = encode(result.overlay, "png")
         result.timings["encode_png"] = (time.perf_counter() - started) * 1000
-    model = result.to_model().model_dump(mode="json")
+    model = result.to_model()
     if result.status in UNSOLVED:
-        return failure(422, result.status, result.message, result=model)
-    return {"result": model, "jpeg": result.overlay_bytes, "png": png}
+        failed = Failure(result.status, result.status, result.message)
+        return Refused(failed, result=model)
+    return SolvedPhoto(model, result.overlay_bytes, png)
 
 
-def grid(payload: dict) -> dict:
+def grid(request: GridRequest) -> GridAnswer | Refused:
     """Solve a puzzle given as text; optionally explain it step by step.
 
-    payload: puzzle, variant, alphabet, limit (solutions to find at most), explain (bool).
+    The search goes one solution past `limit`, so the answer knows whether there are more
+    than it returns: `count` is at most `limit`, `count_is_lower_bound` says there are more.
+
+    Parameters
+    ----------
+    request : GridRequest
+        The validated request body.
+
+    Returns
+    -------
+    GridAnswer or Refused
+        Refused (invalid_puzzle) when the text is not a puzzle.
     """
     import solver
 
     try:
-        puzzle = solver.parse(
-            payload["puzzle"], alphabet=payload.get("alphabet"), variant=payload.get("variant")
-        )
+        puzzle = solver.parse(request.puzzle, alphabet=request.alphabet, variant=request.variant)
     except ValueError as error:  # PuzzleFormatError names the position and character
-        return failure(422, "invalid_puzzle", str(error))
+        return Refused(Failure("invalid_puzzle", "invalid_puzzle", str(error)))
     started = time.perf_counter()
-    result = solver.solve(puzzle, limit=payload["limit"])
+    result = solver.solve(puzzle, limit=request.limit + 1)
     timings = {"solve": (time.perf_counter() - started) * 1000}
-    answer = {
-        "status": result.status,
-        "count": int(result.count),
-        "count_is_lower_bound": int(result.count) >= payload["limit"],
-        "size": puzzle.geometry.size,
-        "givens": line(puzzle),
-        "solutions": [line(puzzle.with_values(values)) for values in result.solutions],
-        "reason": result.reason or "",
-        "conflicts": list(solver_conflicts(puzzle)),
-    }
-    if payload.get("explain") and result.status in ("unique", "multiple"):
+    found = int(result.count)
+    solutions = [] if request.count else result.solutions[: request.limit]
+    explanation = None
+    if request.explain and result.status in ("unique", "multiple"):
         started = time.perf_counter()
-        answer["explanation"] = explain(puzzle)
+        explanation = explain(puzzle)
         timings["explain"] = (time.perf_counter() - started) * 1000
-    answer["timings"] = {k: round(v, 2) for k, v in timings.items()}
-    return answer
+    return GridAnswer(
+        status=result.status,
+        count=min(found, request.limit),
+        count_is_lower_bound=found > request.limit,
+        size=puzzle.geometry.size,
+        givens=line(puzzle),
+        solutions=[line(puzzle.with_values(values)) for values in solutions],
+        reason=result.reason or "",
+        conflicts=list(solver_conflicts(puzzle)),
+        explanation=explanation,
+        timings={k: round(v, 2) for k, v in timings.items()},
+    )
 
 
 def line(puzzle) -> str:
@@ -117,14 +153,43 @@ def explain(puzzle) -> dict:
     return explain_puzzle(puzzle).to_json()
 
 
-JOBS = {"photo": photo, "grid": grid}
+def run(kind: str, job: Any, data: bytes | None = None) -> Any:
+    """Dispatch one job by kind.
 
+    Parameters
+    ----------
+    kind : str
+        "photo" or "grid".
+    job : PhotoJob or GridRequest
+        What to do.
+    data : bytes, optional
+        The upload, for a photo.
 
-def run(kind: str, payload: Any) -> Any:
-    return JOBS[kind](payload)
+    Returns
+    -------
+    SolvedPhoto, GridAnswer or Refused
+    """
+    if kind == "photo":
+        return photo(data, job)
+    if kind == "grid":
+        return grid(job)
+    raise ValueError(f"unknown job kind {kind!r}")
 
 
 WARM_UP_PUZZLE = "530070000600195000098000060800060003400803001700020006060000280000419005000080079"
+
+# Every solver kernel a /v1/grid request can reach: the 9x9 bitboard, the generic engine
+# (other sizes and variants share it), counting and the logic engine. Empty boards have
+# many solutions, so each search runs far enough to compile or load every function it calls.
+WARM_UP_GRIDS = (
+    GridRequest(puzzle=WARM_UP_PUZZLE, explain=True),
+    GridRequest(puzzle="." * 81, limit=3),
+    GridRequest(puzzle="." * 81, limit=3, variant="diagonal"),
+    GridRequest(puzzle="." * 441, limit=3, variant="clover"),
+    GridRequest(puzzle="." * 16, limit=3, count=True),
+    GridRequest(puzzle="." * 256, limit=3, count=True),
+    GridRequest(puzzle="." * 625, limit=3),
+)
 
 
 def warm_up_photo(puzzle: str = WARM_UP_PUZZLE, side: int = 420) -> bytes:
@@ -146,37 +211,80 @@ def warm_up_photo(puzzle: str = WARM_UP_PUZZLE, side: int = 420) -> bytes:
     return cv2.imencode(".jpg", image)[1].tobytes()
 
 
-def warm_up() -> dict:
-    """Load everything a first request would otherwise pay for, and report what is there.
+@dataclass
+class WarmUp:
+    """What a solver process found while warming up: /readyz reports it.
 
-    Solves a small drawn sudoku: imports the pipeline, loads the recogniser's models, loads
-    the numba solver (compiled once, then cached), runs Tesseract's version check. Returns
-    facts for /readyz.
+    Attributes
+    ----------
+    pid : int
+        The solver process.
+    engine : str or None
+        The recogniser photos are read with (None when the recogniser failed to load).
+    needs_tesseract : bool
+        Whether that engine calls Tesseract.
+    tesseract : str or None
+        Tesseract's version, None when it is not installed.
+    warm : bool
+        Every kernel a request can reach ran once: the photo pipeline and each WARM_UP_GRIDS.
+    problems : list of str
+        What keeps this process from serving the default engine.
     """
-    info: dict[str, Any] = {"pid": os.getpid(), "problems": []}
+
+    pid: int = field(default_factory=os.getpid)
+    engine: str | None = None
+    engines: list[str] = field(default_factory=list)
+    needs_tesseract: bool = False
+    tesseract: str | None = None
+    warm: bool = False
+    warm_up_status: str | None = None
+    warm_up_ms: float = 0.0
+    problems: list[str] = field(default_factory=list)
+
+
+def warm_up() -> WarmUp:
+    """Load and compile everything a first request would otherwise pay for.
+
+    Solves a small drawn sudoku (the pipeline, the recogniser's models) and every grid of
+    WARM_UP_GRIDS through the compiled solver (numba: compiled once, then loaded from its
+    cache), and looks for Tesseract. A process is warm when all of it ran.
+
+    Returns
+    -------
+    WarmUp
+    """
+    info = WarmUp()
     started = time.perf_counter()
     try:
         import pytesseract
 
-        info["tesseract"] = str(pytesseract.get_tesseract_version())
-    except Exception as error:
-        info["tesseract"] = None
-        info["problems"].append(f"tesseract not found: {error}")
+        info.tesseract = str(pytesseract.get_tesseract_version())
+    except Exception:
+        info.tesseract = None
     try:
         from vision.recognise import DEFAULT_ENGINE, ENGINES
 
-        info["engine"] = os.environ.get("SUDOKU_LENS_ENGINE") or DEFAULT_ENGINE
-        info["engines"] = list(ENGINES)
+        info.engine = os.environ.get("SUDOKU_LENS_ENGINE") or DEFAULT_ENGINE
+        info.engines = list(ENGINES)
+        info.needs_tesseract = info.engine == "tesseract"
+        if info.needs_tesseract and not info.tesseract:
+            info.problems.append(
+                "the tesseract engine is configured but Tesseract was not found "
+                "(install Debian's tesseract-ocr)"
+            )
     except Exception as error:
-        info["problems"].append(f"recogniser unavailable: {type(error).__name__}: {error}")
+        info.problems.append(f"recogniser unavailable: {type(error).__name__}: {error}")
     try:
-        answer = photo({"data": warm_up_photo(), "engine": "", "max_pixels": 50_000_000})
-        info["warm_up_status"] = answer.get("result", answer.get("error", {})).get(
-            "status", answer.get("error", {}).get("code")
+        import solver.fast  # noqa: F401  from here on every puzzle goes to the compiled tier
+
+        answer = photo(warm_up_photo(), PhotoJob(engine=info.engine or ""))
+        info.warm_up_status = (
+            answer.result.status if isinstance(answer, SolvedPhoto) else answer.failure.code
         )
-        info["models_loaded"] = True
+        for request in WARM_UP_GRIDS:
+            grid(request)
+        info.warm = True
     except Exception as error:
-        info["models_loaded"] = False
-        info["problems"].append(f"warm-up photo failed: {type(error).__name__}: {error}")
-    info["warm_up_ms"] = round((time.perf_counter() - started) * 1000, 1)
+        info.problems.append(f"warm-up failed: {type(error).__name__}: {error}")
+    info.warm_up_ms = round((time.perf_counter() - started) * 1000, 1)
     return info

@@ -1,98 +1,138 @@
-"""Limits and knobs of the HTTP service, read from environment variables.
+"""Limits and knobs of the HTTP service, read from SUDOKU_LENS_* environment variables.
 
-Every limit has a sane default so `sudoku-lens serve` works out of the box; each can be set
-with an environment variable (docs/http.md lists them):
+pydantic-settings reads, converts and checks them (a bad value names its variable); keyword
+arguments (the CLI's options) win over the environment. Every limit has a default that suits
+the machine it runs on, so `sudoku-lens serve` works out of the box. docs/http.md lists them:
 
 | variable | default | what it bounds |
 | --- | --- | --- |
-| SUDOKU_LENS_MAX_UPLOAD_MB | 15 | request body size, counted while it streams in (413) |
+| SUDOKU_LENS_MAX_UPLOAD_MB | 15 | one request body, counted while it streams in (413) |
+| SUDOKU_LENS_MAX_GRID_BODY_KB | 64 | a POST /v1/grid body (a 25x25 puzzle is under 2 KB) (413) |
+| SUDOKU_LENS_MAX_INFLIGHT_MB | 120 | request bodies held at once by the server, all together (503) |
 | SUDOKU_LENS_MAX_PIXELS | 50000000 | image width x height, read from the header before decoding (413) |
-| SUDOKU_LENS_WORKERS | min(2, CPUs) | solver processes doing the CPU-bound work |
-| SUDOKU_LENS_QUEUE_LENGTH | 8 | jobs allowed to wait for a busy solver process; beyond that 503 |
+| SUDOKU_LENS_WORKERS | every core | solver processes doing the CPU-bound work |
+| SUDOKU_LENS_QUEUE_LENGTH | 8 | photos (and, apart, puzzles) waiting for a busy solver; beyond, 503 |
 | SUDOKU_LENS_TIMEOUT_S | 30 | wall time of one job, queueing included; the process is then killed (504) |
+| SUDOKU_LENS_UPLOAD_TIMEOUT_S | 30 | time to send a whole body (408) |
+| SUDOKU_LENS_MIN_UPLOAD_KB_S | 8 | slowest average upload rate accepted after its first 5 s (408) |
+| SUDOKU_LENS_IDLE_TIMEOUT_S | 10 | silence inside a request: before its headers end, between body bytes (408) |
+| SUDOKU_LENS_KEEP_ALIVE_S | 5 | an idle connection between requests, then closed |
 | SUDOKU_LENS_RESULT_CACHE_SIZE | 64 | solved overlays kept in memory for GET /v1/results/{id}/overlay.jpg |
 | SUDOKU_LENS_RESULT_CACHE_MB | 64 | total bytes of those overlays |
 | SUDOKU_LENS_RESULT_TTL_S | 600 | how long an overlay stays fetchable |
 | SUDOKU_LENS_MAX_SOLUTIONS | 1000 | largest `limit` accepted by POST /v1/grid |
 | SUDOKU_LENS_ENGINE | (pipeline default) | digit recogniser used for photos |
 
->>> Settings.from_env({"SUDOKU_LENS_MAX_UPLOAD_MB": "2"}).max_upload_bytes
+>>> Settings(max_upload_mb=2).max_upload_bytes
 2097152
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from dataclasses import dataclass, fields, replace
+
+from pydantic import Field, ValidationError
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 PREFIX = "SUDOKU_LENS_"
 
 
 def default_workers() -> int:
-    return max(1, min(2, os.cpu_count() or 1))
+    """Every core this process may run on (its CPU affinity, which containers narrow).
+
+    Returns
+    -------
+    int
+        At least 1.
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
-@dataclass(frozen=True)
-class Settings:
-    max_upload_mb: float = 15
-    max_pixels: int = 50_000_000
-    workers: int = 0  # 0 = default_workers()
-    queue_length: int = 8
-    timeout_s: float = 30.0
-    result_cache_size: int = 64
-    result_cache_mb: float = 64
-    result_ttl_s: float = 600.0
-    max_solutions: int = 1000
+class Settings(BaseSettings):
+    """The service's limits: defaults, then SUDOKU_LENS_* variables, then keyword arguments.
+
+    Parameters
+    ----------
+    **values
+        Any field by name (the CLI's options); they win over the environment.
+
+    Examples
+    --------
+    >>> Settings(workers=1, queue_length=0).max_jobs
+    1
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix=PREFIX, env_ignore_empty=True, frozen=True, extra="forbid"
+    )
+
+    max_upload_mb: float = Field(15, gt=0)
+    max_grid_body_kb: float = Field(64, gt=0)
+    max_inflight_mb: float = Field(120, gt=0)
+    max_pixels: int = Field(50_000_000, gt=0)
+    workers: int = Field(default_factory=default_workers, ge=1)
+    queue_length: int = Field(8, ge=0)
+    timeout_s: float = Field(30.0, gt=0)
+    upload_timeout_s: float = Field(30.0, gt=0)
+    min_upload_kb_s: float = Field(8.0, ge=0)
+    idle_timeout_s: float = Field(10.0, gt=0)
+    keep_alive_s: float = Field(5.0, gt=0)
+    result_cache_size: int = Field(64, ge=0)
+    result_cache_mb: float = Field(64, ge=0)
+    result_ttl_s: float = Field(600.0, ge=0)
+    max_solutions: int = Field(1000, gt=0)
     engine: str = ""  # "" = the pipeline's default engine
-
-    def __post_init__(self) -> None:
-        if self.workers <= 0:
-            object.__setattr__(self, "workers", default_workers())
-        for name in ("max_upload_mb", "max_pixels", "timeout_s", "max_solutions"):
-            if getattr(self, name) <= 0:
-                raise ValueError(
-                    f"{PREFIX}{name.upper()} must be positive, got {getattr(self, name)}"
-                )
-        for name in ("queue_length", "result_cache_size", "result_cache_mb", "result_ttl_s"):
-            if getattr(self, name) < 0:
-                raise ValueError(
-                    f"{PREFIX}{name.upper()} must not be negative, got {getattr(self, name)}"
-                )
 
     @property
     def max_upload_bytes(self) -> int:
-        return int(self.max_upload_mb * 1024 * 1024)
+        return int(self.max_upload_mb * 2**20)
+
+    @property
+    def max_grid_body_bytes(self) -> int:
+        return int(self.max_grid_body_kb * 1024)
+
+    @property
+    def max_inflight_bytes(self) -> int:
+        """At least one largest upload always fits."""
+        return max(int(self.max_inflight_mb * 2**20), self.max_upload_bytes)
 
     @property
     def result_cache_bytes(self) -> int:
-        return int(self.result_cache_mb * 1024 * 1024)
+        return int(self.result_cache_mb * 2**20)
 
     @property
     def max_jobs(self) -> int:
-        """Jobs admitted at once: one running per solver process plus the waiting queue."""
+        """Photo jobs admitted at once: one running per solver process plus the waiting queue."""
         return self.workers + self.queue_length
 
-    @classmethod
-    def from_env(cls, environ: Mapping[str, str] | None = None, **overrides) -> Settings:
-        """Defaults, then SUDOKU_LENS_* variables, then keyword overrides (e.g. from the CLI)."""
-        environ = os.environ if environ is None else environ
-        values = {}
-        for field in fields(cls):
-            raw = environ.get(PREFIX + field.name.upper())
-            if raw is None or raw.strip() == "":
-                continue
-            kind = type(field.default)
-            try:
-                values[field.name] = kind(raw.strip().replace("_", "")) if kind is not str else raw
-            except ValueError:
-                raise ValueError(
-                    f"{PREFIX}{field.name.upper()}={raw!r} is not a valid {kind.__name__}"
-                ) from None
-        settings = cls(**values)
-        overrides = {k: v for k, v in overrides.items() if v is not None}
-        return replace(settings, **overrides) if overrides else settings
-
     def as_env(self) -> dict[str, str]:
-        """The same settings as environment variables (handed to a child server process)."""
-        return {PREFIX + f.name.upper(): str(getattr(self, f.name)) for f in fields(self)}
+        """The same settings as environment variables (handed to a solver process)."""
+        return {PREFIX + name.upper(): str(value) for name, value in self.model_dump().items()}
+
+
+def describe(error: ValidationError) -> str:
+    """A settings error as the user wrote it: variable, value and what is wrong.
+
+    Parameters
+    ----------
+    error : pydantic.ValidationError
+        What `Settings()` raised.
+
+    Returns
+    -------
+    str
+        One sentence per bad value, e.g. "SUDOKU_LENS_MAX_PIXELS='lots' is not a valid
+        integer".
+    """
+    parts = []
+    for item in error.errors():
+        name = PREFIX + ".".join(str(p) for p in item["loc"]).upper()
+        message = item["msg"].replace("Input should be", "must be").replace(", unable to parse", "")
+        message = message.replace("string as an", "").replace("  ", " ")
+        if item["type"].endswith("_parsing"):
+            message = f"is not a valid {item['type'].split('_')[0].replace('int', 'integer')}"
+        parts.append(f"{name}={item.get('input')!r} {message}")
+    return "; ".join(parts)

@@ -1,37 +1,61 @@
 """Getting the photo out of a request: in memory only, named field, content judged by bytes.
 
-Starlette's own form parser spools files over 1 MB to a temporary file on disk; an uploaded
-photo must never touch the disk, so the same parser is used with its spool limit raised
-above the body limit (the body-size middleware guarantees nothing larger arrives).
-A client may also send the photo as the raw body with an image/* (or octet-stream)
-Content-Type, as `curl --data-binary @photo.jpg -H 'Content-Type: image/jpeg'` does.
+The multipart body is parsed as it streams in by python-multipart's own parser, keeping only
+the `image` part, in memory (an uploaded photo never touches the disk) and as its bytes: the
+part is the photo whether or not it names a file (`curl -F image=@photo.jpg`,
+`curl -F 'image=<photo.jpg'`, a `filename*=` only). A client may also send the photo as the raw
+body with an image/* (or octet-stream) Content-Type, as
+`curl --data-binary @photo.jpg -H 'Content-Type: image/jpeg'` does. The body's size, rate and
+time are bounded before it gets here (api.service.middleware.BodyLimits).
 """
 
 from __future__ import annotations
 
-import io
-import re
-import warnings
+import asyncio
 
-from python_multipart.multipart import parse_options_header
-from starlette.datastructures import UploadFile
-from starlette.formparsers import MultiPartException, MultiPartParser
+from python_multipart.multipart import (
+    MultipartParseError,
+    MultipartParser,
+    parse_options_header,
+)
 from starlette.requests import Request
 
-from api.service.errors import ApiError
+from api.failures import failure_of
+from api.service.errors import ApiError, refusal
+from vision.errors import VisionError
 
 FIELD = "image"
 RAW_TYPES = ("application/octet-stream",)
+MAX_PARTS = 16
 
 
-async def read_upload(request: Request, max_bytes: int) -> tuple[bytes, str | None]:
-    """(the photo's bytes, its file name if given) from a multipart field or the raw body."""
-    content_type, _ = parse_options_header(request.headers.get("content-type", ""))
-    kind = content_type.decode("latin-1")
+async def read_upload(request: Request) -> bytes:
+    """The photo's bytes, from the multipart field `image` or the raw body.
+
+    Parameters
+    ----------
+    request : starlette.requests.Request
+        A POST whose body is bounded by the body middleware.
+
+    Returns
+    -------
+    bytes
+        The photo as sent, not yet judged.
+
+    Raises
+    ------
+    ApiError
+        400 (no Content-Type, broken multipart, no `image` field, 0 bytes) or 415 (another
+        Content-Type).
+    """
+    content_type, options = parse_options_header(request.headers.get("content-type", ""))
+    kind = content_type.decode("latin-1").lower()
     if kind == "multipart/form-data":
-        data, name = await read_multipart(request, max_bytes)
+        data = await read_multipart(request, options.get(b"boundary", b""))
     elif kind.startswith("image/") or kind in RAW_TYPES:
-        data, name = await request.body(), None
+        data = bytearray()
+        async for chunk in request.stream():
+            data += chunk
     elif not kind:
         raise ApiError(
             400,
@@ -47,84 +71,129 @@ async def read_upload(request: Request, max_bytes: int) -> tuple[bytes, str | No
         )
     if not data:
         raise ApiError(400, "empty_image", "the uploaded image is empty (0 bytes)")
-    return data, name
+    return bytes(data)
 
 
-async def read_multipart(request: Request, max_bytes: int) -> tuple[bytes, str | None]:
-    parser = MultiPartParser(
-        request.headers, request.stream(), max_files=4, max_fields=16, max_part_size=64 * 1024
-    )
-    parser.spool_max_size = max_bytes + 1  # keep every file part in memory
-    try:
-        form = await parser.parse()
-    except MultiPartException as error:
-        raise ApiError(400, "malformed", f"malformed multipart body: {error.message}") from None
-    except (ValueError, KeyError) as error:  # e.g. no boundary in the Content-Type
-        raise ApiError(400, "malformed", f"malformed multipart body: {error}") from None
-    try:
-        value = form.get(FIELD)
-        if value is None:
-            fields = ", ".join(repr(k) for k in form) or "none"
-            raise ApiError(
-                400,
-                "missing_field",
-                f"no multipart field named '{FIELD}' (fields sent: {fields}); "
-                f"send the photo as the '{FIELD}' field",
-            )
-        if isinstance(value, str):  # a plain form field, not a file part
-            return value.encode("utf-8"), None
-        await value.seek(0)
-        return await value.read(), value.filename
-    finally:
-        for _, item in form.multi_items():
-            if isinstance(item, UploadFile):
-                await item.close()
+class ImagePart:
+    """python-multipart callbacks that keep the `image` part's bytes and the other names."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.found = self.complete = self.collecting = False
+        self.others: list[str] = []
+        self.parts = 0
+        self.header_name = bytearray()
+        self.header_value = bytearray()
+        self.headers: dict[bytes, bytes] = {}
+
+    def callbacks(self) -> dict:
+        return {
+            "on_part_begin": self.part_begin,
+            "on_header_field": lambda data, start, end: self.header_name.extend(data[start:end]),
+            "on_header_value": lambda data, start, end: self.header_value.extend(data[start:end]),
+            "on_header_end": self.header_end,
+            "on_headers_finished": self.headers_finished,
+            "on_part_data": self.part_data,
+            "on_part_end": self.part_end,
+        }
+
+    def part_begin(self) -> None:
+        self.parts += 1
+        if self.parts > MAX_PARTS:
+            raise ApiError(400, "malformed", f"more than {MAX_PARTS} parts in the multipart body")
+        self.headers = {}
+
+    def header_end(self) -> None:
+        self.headers[bytes(self.header_name).lower()] = bytes(self.header_value)
+        self.header_name.clear()
+        self.header_value.clear()
+
+    def headers_finished(self) -> None:
+        _, options = parse_options_header(self.headers.get(b"content-disposition", b""))
+        name = options.get(b"name", b"").decode("utf-8", "replace")
+        if name != FIELD:
+            self.others.append(name)
+            return
+        if self.found:
+            raise ApiError(400, "malformed", f"more than one '{FIELD}' field; send one photo")
+        self.found = self.collecting = True
+
+    def part_data(self, data: bytes, start: int, end: int) -> None:
+        if self.collecting:
+            self.data += data[start:end]
+
+    def part_end(self) -> None:
+        if self.collecting:
+            self.collecting, self.complete = False, True
 
 
-def check_image(data: bytes, max_pixels: int) -> str:
-    """The image's format, judged from its bytes (never its name or declared type).
+async def read_multipart(request: Request, boundary: bytes) -> bytearray:
+    """The `image` part of a multipart body, file or plain field alike.
 
-    Only the header is read: Pillow's lazy open gives format and size without decoding a
-    pixel, so a text file named .jpg, a decompression bomb or a 1x1 pixel is refused here,
-    in the event loop, in well under a millisecond, and never occupies a solver process.
-    (Not `vision.load.read_header`: it also reads the EXIF orientation, which for a PNG
-    makes Pillow decode the whole image; fine in a solver process, not on the event loop.)
-    Returns e.g. "JPEG".
+    Parameters
+    ----------
+    request : starlette.requests.Request
+        A multipart/form-data POST.
+    boundary : bytes
+        The boundary from its Content-Type.
+
+    Returns
+    -------
+    bytearray
+        The part's bytes, exactly as sent.
     """
-    from PIL import Image, UnidentifiedImageError
-
-    from vision.errors import ImageTooLarge, NotAnImage
-    from vision.load import FORMATS, check_size
-
+    if not boundary:
+        raise ApiError(400, "malformed", "malformed multipart body: no boundary in Content-Type")
+    part = ImagePart()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            with Image.open(io.BytesIO(data)) as image:
-                fmt, (width, height) = image.format or "?", image.size
-    except UnidentifiedImageError:
+        parser = MultipartParser(boundary, part.callbacks())
+        async for chunk in request.stream():
+            parser.write(chunk)
+        parser.finalize()
+    except (MultipartParseError, ValueError) as error:
+        raise ApiError(400, "malformed", f"malformed multipart body: {error}") from None
+    if not part.found:
+        fields = ", ".join(repr(name) for name in part.others) or "none"
         raise ApiError(
-            415, "not_an_image", f"not an image (unrecognised data starting {data[:8]!r})"
-        ) from None
-    except Image.DecompressionBombError as error:  # Pillow's own guard, far above ours
-        found = re.search(r"\((\d+) pixels\)", str(error))
-        size = f"{int(found.group(1)) / 1e6:.1f} megapixels" if found else "far too many pixels"
-        raise ApiError(
-            413,
-            "image_too_large",
-            f"image is {size}; the limit is {max_pixels / 1e6:g} megapixels",
-        ) from None
-    except Exception as error:
-        raise ApiError(415, "corrupt_image", f"the image header is corrupt ({error})") from None
-    if fmt not in FORMATS:
-        raise ApiError(
-            415,
-            "not_an_image",
-            f"{fmt} images are not supported; use JPEG, PNG, WebP, HEIC, BMP or TIFF",
+            400,
+            "missing_field",
+            f"no multipart field named '{FIELD}' (fields sent: {fields}); "
+            f"send the photo as the '{FIELD}' field",
         )
+    if not part.complete:
+        raise ApiError(400, "malformed", f"malformed multipart body: the '{FIELD}' part never ends")
+    return part.data
+
+
+async def check_image(data: bytes, max_pixels: int) -> str:
+    """The image's format, judged from its header (never its name or declared type).
+
+    `vision.load.read_header` bounds the work a header may cost; it still runs in a thread,
+    so no upload's check holds up the event loop. A text file named .jpg, a decompression
+    bomb, a header of a million empty segments or a 32x100000 strip is refused here without
+    a solver process.
+
+    Parameters
+    ----------
+    data : bytes
+        The upload.
+    max_pixels : int
+        Largest width x height accepted.
+
+    Returns
+    -------
+    str
+        The format, e.g. "JPEG".
+
+    Raises
+    ------
+    ApiError
+        413 image_too_large, 415 not_an_image or corrupt_image, 422 no_grid.
+    """
+    from vision.load import read_header
+
     try:
-        check_size(width, height, max_pixels)
-    except ImageTooLarge as error:
-        raise ApiError(413, "image_too_large", str(error)) from None
-    except NotAnImage as error:
-        raise ApiError(415, "not_an_image", str(error)) from None
-    return fmt
+        header = await asyncio.to_thread(read_header, data, max_pixels)
+    except VisionError as error:
+        raise refusal(failure_of(error)) from None
+    return header.format

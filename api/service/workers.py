@@ -3,27 +3,38 @@
 Why processes and not threads: reading a photo is mostly OpenCV and NumPy (which release the
 GIL) but also Python glue, Tesseract calls and numba code, and one pathological photo or
 puzzle must not be able to stall the server. A process can be killed when it overruns the
-per-request time limit; a thread cannot. The jobs travel as compressed bytes (the upload in,
-the JPEG overlay and a JSON-ready dict out), so the pipe between processes costs little.
-One uvicorn process keeps the event loop, the limits and the overlay cache; `workers`
-processes do the solving, so the queue bound and the cache are the same for every request.
+per-request time limit; a thread cannot. A job travels as a small pickled dataclass, an
+upload's bytes beside it unpickled (`send_bytes`, no copy), and its answer comes back as a
+dataclass or pydantic model. One uvicorn process keeps the event loop, the limits and the
+overlay cache; `workers` processes do the solving.
 
-Admission is bounded: at most `workers` jobs run and `queue_length` wait; the next one is
-refused at once with `QueueFull` (HTTP 503 + Retry-After) instead of piling up memory.
-Each job has a deadline counted from admission; a job still running then gets its process
-killed and replaced (HTTP 504).
+Admission is per kind of job and bounded: at most `workers + queue_length` photo jobs, and as
+many puzzle (grid) jobs apart, so a queue of photos never refuses a puzzle. A place is taken
+once the request's body is complete and checked, so a slow upload holds no place. A free
+process goes to a waiting puzzle first (milliseconds of work), then to a waiting photo. Beyond
+its places a job is refused at once with `QueueFull` (HTTP 503 + Retry-After). Each job has a
+deadline counted from admission; a job still running then gets its process killed and
+replaced (HTTP 504). A process that dies is replaced at once, warmed up before it takes a job.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
+import logging
 import math
 import multiprocessing
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+log = logging.getLogger("sudoku_lens.service")
+
+KINDS = ("grid", "photo")  # dispatch order when both wait
+FIRST_GUESS_MS = {"grid": 50.0, "photo": 1000.0}  # a job's time before any was measured
 
 
 class QueueFull(Exception):
@@ -39,7 +50,7 @@ class JobTimeout(Exception):
 
 
 class WorkerCrashed(Exception):
-    """The solver process died while working on the job."""
+    """The solver process died, or the job raised: a bug; the text is for the log only."""
 
 
 class PoolClosed(Exception):
@@ -47,7 +58,18 @@ class PoolClosed(Exception):
 
 
 def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None = None) -> None:
-    """Body of a solver process: warm up, say ready, then answer jobs until told to stop."""
+    """Body of a solver process: warm up, say ready, then answer jobs until told to stop.
+
+    Parameters
+    ----------
+    conn : multiprocessing.connection.Connection
+        The child's end of the pipe: (kind, job, with_data) in, then the data's bytes;
+        (tag, answer or traceback text, milliseconds) out.
+    settings_env : dict
+        The service's settings as SUDOKU_LENS_* variables.
+    opencv_threads : int, optional
+        OpenCV's thread count in this process (None: its default).
+    """
     import os
 
     os.environ.update(settings_env)
@@ -60,16 +82,18 @@ def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None =
     while True:
         try:
             message = conn.recv()
+            if message is None:
+                return
+            kind, job, with_data = message
+            data = conn.recv_bytes() if with_data else None
         except (EOFError, KeyboardInterrupt):
             return
-        if message is None:
-            return
-        kind, payload = message
         started = time.perf_counter()
         try:
-            reply = ("ok", jobs.run(kind, payload))
-        except Exception as error:  # reported to the parent, which answers 500
-            reply = ("crash", f"{type(error).__name__}: {error}")
+            reply = ("ok", jobs.run(kind, job, data))
+        except Exception:  # reported to the parent, which logs it and answers 500
+            reply = ("crash", traceback.format_exc(limit=-8))
+        del data
         conn.send((*reply, (time.perf_counter() - started) * 1000))
 
 
@@ -79,13 +103,17 @@ class Worker:
 
     process: Any
     conn: Any
-    info: dict = field(default_factory=dict)
+    info: Any = None  # jobs.WarmUp
     jobs_done: int = 0
+    busy: bool = False
+    dead: bool = False
 
-    def roundtrip(self, message: tuple) -> tuple:
+    def roundtrip(self, kind: str, job: Any, data: bytes | None) -> tuple:
         """Send a job and wait for its reply (runs in a helper thread, never the loop)."""
         try:
-            self.conn.send(message)
+            self.conn.send((kind, job, data is not None))
+            if data is not None:
+                self.conn.send_bytes(data)
             return self.conn.recv()
         except (EOFError, OSError, BrokenPipeError) as error:
             raise WorkerCrashed(f"solver process {self.process.pid} exited") from error
@@ -99,13 +127,37 @@ class Worker:
             self.process.join(timeout=5)
 
 
-class SolverPool:
-    """`size` solver processes behind a bounded queue.
+@dataclass
+class Places:
+    """Admission of one kind of job: how many are in, and how long one takes."""
 
+    limit: int
+    admitted: int = 0
+    mean_ms: float = 1000.0
+    refused: int = 0
+    waiting: collections.deque = field(default_factory=collections.deque)
+
+
+class SolverPool:
+    """`size` solver processes behind bounded, per-kind admission.
+
+    Parameters
+    ----------
+    size : int
+        Solver processes.
+    queue_length : int
+        Jobs of each kind that may wait for a busy process.
+    timeout_s : float
+        Deadline of one job, from admission.
+    env : dict
+        Environment variables for the solver processes (the settings).
+
+    Examples
+    --------
     >>> pool = SolverPool(size=2, queue_length=8, timeout_s=30, env={})  # doctest: +SKIP
     >>> await pool.start()  # doctest: +SKIP
-    >>> async with pool.slot():  # doctest: +SKIP
-    ...     answer, timings = await pool.run("grid", {"puzzle": "...", "limit": 2})
+    >>> async with pool.slot("grid"):  # doctest: +SKIP
+    ...     answer, timings = await pool.run("grid", GridRequest(puzzle="..."))
     """
 
     def __init__(self, *, size: int, queue_length: int, timeout_s: float, env: dict[str, str]):
@@ -114,12 +166,11 @@ class SolverPool:
         self.timeout_s = timeout_s
         self.env = env
         self.context = multiprocessing.get_context("spawn")
-        self.idle: asyncio.Queue[Worker] = asyncio.Queue()
+        self.places = {kind: Places(self.max_jobs, mean_ms=FIRST_GUESS_MS[kind]) for kind in KINDS}
+        self.idle: list[Worker] = []
         self.workers: set[Worker] = set()
-        self.admitted = 0
         self.running = 0
-        self.mean_ms = 1000.0  # running estimate of one job's time, for Retry-After
-        self.counts = {"done": 0, "refused": 0, "timeouts": 0, "crashes": 0}
+        self.counts = {"done": 0, "timeouts": 0, "crashes": 0, "replaced": 0}
         self.io = ThreadPoolExecutor(max_workers=size + 2, thread_name_prefix="solver-io")
         self.closed = False
         self.pending: set[asyncio.Task] = set()
@@ -129,7 +180,7 @@ class SolverPool:
         """Start every process and wait until each has warmed up (models, Tesseract, numba)."""
         workers = await asyncio.gather(*(self.spawn() for _ in range(self.size)))
         for worker in workers:
-            self.idle.put_nowait(worker)
+            self.release(worker)
 
     async def spawn(self) -> Worker:
         parent, child = self.context.Pipe()
@@ -150,20 +201,41 @@ class SolverPool:
             raise PoolClosed(
                 f"a solver process failed to start (exit {process.exitcode})"
             ) from error
-        worker.info = info if tag == "ready" else {"error": str(info)}
+        worker.info = info
         self.workers.add(worker)
+        # Told by the kernel the moment the process ends, busy or idle.
+        asyncio.get_running_loop().add_reader(process.sentinel, self.exited, worker)
         return worker
 
+    def exited(self, worker: Worker) -> None:
+        """A solver process ended by itself (killed, crashed): replace it now."""
+        if worker.dead:
+            return
+        log.warning("solver process %s exited (%s)", worker.process.pid, worker.process.exitcode)
+        if worker.busy:  # its job's roundtrip fails and replaces it
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(worker.process.sentinel)
+            return
+        if worker in self.idle:
+            self.idle.remove(worker)
+        self.replace(worker)
+
     def replace(self, worker: Worker) -> None:
-        """Kill a worker and start its successor in the background."""
+        """Kill a worker and start its successor in the background (warm before it works)."""
+        if worker.dead:
+            return
+        worker.dead = True
+        with contextlib.suppress(Exception):
+            asyncio.get_running_loop().remove_reader(worker.process.sentinel)
         worker.kill()
         self.workers.discard(worker)
         if self.closed:
             return
+        self.counts["replaced"] += 1
 
         async def respawn() -> None:
             with contextlib.suppress(PoolClosed):
-                self.idle.put_nowait(await self.spawn())
+                self.release(await self.spawn())
 
         task = asyncio.get_running_loop().create_task(respawn())
         self.pending.add(task)
@@ -174,6 +246,9 @@ class SolverPool:
         for task in list(self.pending):
             task.cancel()
         for worker in list(self.workers):
+            worker.dead = True
+            with contextlib.suppress(Exception):
+                asyncio.get_running_loop().remove_reader(worker.process.sentinel)
             with contextlib.suppress(Exception):
                 worker.conn.send(None)
             await asyncio.get_running_loop().run_in_executor(None, worker.process.join, 2)
@@ -181,51 +256,144 @@ class SolverPool:
         self.workers.clear()
         self.io.shutdown(wait=False, cancel_futures=True)
 
-    # -- work ---------------------------------------------------------------------------
-    def retry_after(self) -> int:
-        """Seconds until a slot is likely free: the queue ahead, shared by the processes."""
-        waiting = max(0, self.admitted - self.size) + 1
-        return max(1, min(60, math.ceil(waiting * self.mean_ms / 1000 / self.size)))
+    # -- admission ----------------------------------------------------------------------
+    def retry_after(self, kind: str = "photo") -> int:
+        """Seconds until a new job of `kind` would likely get a process.
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+
+        Returns
+        -------
+        int
+            The jobs of that kind ahead, shared by the processes, at their measured mean
+            time; 1 to 60.
+        """
+        places = self.places[kind]
+        ahead = max(0, places.admitted - self.size) + 1
+        return max(1, min(60, math.ceil(ahead * places.mean_ms / 1000 / self.size)))
+
+    def full(self, kind: str = "photo") -> bool:
+        return self.places[kind].admitted >= self.places[kind].limit
 
     @contextlib.asynccontextmanager
-    async def slot(self):
-        """Admission: hold one of the `workers + queue_length` places, or QueueFull at once.
+    async def slot(self, kind: str):
+        """Admission: hold one of the places of `kind`, or QueueFull at once.
 
-        Taken before the upload is read, so the bytes held by uploads in progress are
-        bounded too (places x the body limit).
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+
+        Raises
+        ------
+        QueueFull
+            Every place of that kind is taken (carries the Retry-After seconds).
+        PoolClosed
+            The pool is shutting down.
         """
         if self.closed:
             raise PoolClosed("the server is shutting down")
-        if self.admitted >= self.max_jobs:
-            self.counts["refused"] += 1
-            raise QueueFull(self.retry_after())
-        self.admitted += 1
+        places = self.places[kind]
+        if places.admitted >= places.limit:
+            places.refused += 1
+            raise QueueFull(self.retry_after(kind))
+        places.admitted += 1
         try:
             yield
         finally:
-            self.admitted -= 1
+            places.admitted -= 1
 
-    async def run(self, kind: str, payload: Any) -> tuple[Any, dict[str, float]]:
-        """Run one job (inside `slot()`); returns (its result, {"queue": ms, "work": ms}).
+    async def acquire(self, kind: str) -> Worker:
+        """An idle process for a job of `kind`, waiting in line if there is none.
 
-        Raises JobTimeout past the deadline (queue wait included), WorkerCrashed if the
-        process died or the job raised an unexpected exception.
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid": a waiting puzzle is served before a waiting photo.
+
+        Returns
+        -------
+        Worker
+        """
+        if self.idle and not any(self.places[k].waiting for k in KINDS):
+            return self.idle.pop()
+        waiter = asyncio.get_running_loop().create_future()
+        self.places[kind].waiting.append(waiter)
+        try:
+            return await waiter
+        except asyncio.CancelledError:
+            if waiter.done() and not waiter.cancelled():
+                self.release(waiter.result())  # handed over just as the job gave up
+            else:
+                with contextlib.suppress(ValueError):
+                    self.places[kind].waiting.remove(waiter)
+            raise
+
+    def release(self, worker: Worker) -> None:
+        """A process is free: to the first waiting puzzle, else photo, else the idle list.
+
+        Parameters
+        ----------
+        worker : Worker
+            A live, warm process with no job.
+        """
+        worker.busy = False
+        for kind in KINDS:
+            waiting = self.places[kind].waiting
+            while waiting:
+                waiter = waiting.popleft()
+                if not waiter.done():
+                    worker.busy = True
+                    waiter.set_result(worker)
+                    return
+        self.idle.append(worker)
+
+    # -- work ---------------------------------------------------------------------------
+    async def run(
+        self, kind: str, job: Any, data: bytes | None = None
+    ) -> tuple[Any, dict[str, float]]:
+        """Run one job (inside `slot(kind)`).
+
+        Parameters
+        ----------
+        kind : str
+            "photo" or "grid".
+        job : jobs.PhotoJob or models.GridRequest
+            The job.
+        data : bytes, optional
+            The upload, for a photo.
+
+        Returns
+        -------
+        tuple
+            (the job's answer, {"queue": ms, "work": ms}).
+
+        Raises
+        ------
+        JobTimeout
+            Past the deadline (queue wait included); the process is replaced.
+        WorkerCrashed
+            The process died or the job raised (a bug).
         """
         admitted_at = time.perf_counter()
         try:
             return await asyncio.wait_for(
-                self._dispatch(kind, payload, admitted_at), self.timeout_s
+                self._dispatch(kind, job, data, admitted_at), self.timeout_s
             )
         except TimeoutError:
             self.counts["timeouts"] += 1
             raise JobTimeout(f"the job took longer than {self.timeout_s:g} s") from None
 
-    async def _dispatch(self, kind: str, payload: Any, admitted_at: float):
-        worker = await self.idle.get()
+    async def _dispatch(self, kind: str, job: Any, data: bytes | None, admitted_at: float):
+        worker = await self.acquire(kind)
+        worker.busy = True
         queued_ms = (time.perf_counter() - admitted_at) * 1000
         self.running += 1
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self.io, worker.roundtrip, (kind, payload))
+        future = loop.run_in_executor(self.io, worker.roundtrip, kind, job, data)
         try:
             tag, value, work_ms = await asyncio.shield(future)
         except asyncio.CancelledError:  # timed out (or the server stops): kill the process
@@ -239,25 +407,42 @@ class SolverPool:
         finally:
             self.running -= 1
         worker.jobs_done += 1
-        self.idle.put_nowait(worker)
+        self.release(worker)
         self.counts["done"] += 1
-        self.mean_ms = 0.8 * self.mean_ms + 0.2 * work_ms
+        places = self.places[kind]
+        places.mean_ms = 0.8 * places.mean_ms + 0.2 * work_ms
         if tag != "ok":
             self.counts["crashes"] += 1
             raise WorkerCrashed(value)
         return value, {"queue": round(queued_ms, 2), "work": round(work_ms, 2)}
 
     def status(self) -> dict:
-        """Numbers for /readyz: processes alive and ready, jobs running and waiting."""
-        alive = [w for w in self.workers if w.process.is_alive()]
+        """Numbers for /readyz.
+
+        Returns
+        -------
+        dict
+            Processes alive and warm, jobs running, admitted and refused per kind, with each
+            kind's measured mean time; done, timeouts, crashes, replaced processes.
+        """
+        alive = [w for w in self.workers if w.process.is_alive() and not w.dead]
         return {
             "processes": self.size,
             "alive": len(alive),
+            "warm": sum(bool(w.info and w.info.warm) for w in alive),
             "running": self.running,
-            "waiting": max(0, self.admitted - self.running),
-            "max_jobs": self.max_jobs,
+            **{
+                f"{kind}_jobs": {
+                    "admitted": places.admitted,
+                    "max": places.limit,
+                    "refused": places.refused,
+                    "mean_ms": round(places.mean_ms, 1),
+                }
+                for kind, places in self.places.items()
+            },
             **self.counts,
         }
 
-    def worker_info(self) -> list[dict]:
-        return [w.info for w in self.workers]
+    def worker_info(self) -> list:
+        """Each live process's warm-up report (jobs.WarmUp)."""
+        return [w.info for w in self.workers if not w.dead and w.info is not None]

@@ -12,6 +12,7 @@ STATIC = Path(__file__).resolve().parent.parent.parent / "static"
 router = APIRouter(tags=["page"])
 
 
+@router.head("/", include_in_schema=False)
 @router.get("/", include_in_schema=False)
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")

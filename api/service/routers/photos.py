@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import secrets
 import time
 
@@ -13,6 +12,7 @@ from api.schema import PhotoResultModel
 from api.service.cache import ResultCache
 from api.service.dependencies import Jobs, get_cache, get_jobs, get_settings
 from api.service.errors import ApiError, responses
+from api.service.jobs import PhotoJob, SolvedPhoto
 from api.service.settings import Settings
 from api.service.upload import FIELD, check_image, read_upload
 
@@ -33,7 +33,8 @@ UPLOAD_BODY = {
                         FIELD: {
                             "type": "string",
                             "format": "binary",
-                            "description": "a photo (JPEG, PNG, WebP, BMP or TIFF)",
+                            "description": "a photo (JPEG, PNG, WebP, HEIC, BMP or TIFF),"
+                            " as a file or a plain field",
                         }
                     },
                 }
@@ -112,49 +113,32 @@ async def solve(
     cache: ResultCache = Depends(get_cache),
 ):
     wanted = preferred_type(request.headers.get("accept"))
-    async with jobs.slot():  # 503 at once when full, before the body is read
-        data = await read_upload_in_time(request, settings)
-        request.state.log["format"] = check_image(data, settings.max_pixels)
-        request.state.log["upload_bytes"] = len(data)
-        answer = await jobs.run(
-            "photo",
-            {
-                "data": data,
-                "engine": settings.engine,
-                "max_pixels": settings.max_pixels,
-                "png": wanted == "image/png",
-            },
-        )
+    started = time.perf_counter()
+    data = await read_upload(request)  # bounded in size, rate and time by the middleware
+    request.state.timings["upload"] = round((time.perf_counter() - started) * 1000, 2)
+    request.state.log["upload_bytes"] = len(data)
+    request.state.log["format"] = await check_image(data, settings.max_pixels)
+    job = PhotoJob(
+        engine=settings.engine, max_pixels=settings.max_pixels, png=wanted == "image/png"
+    )
+    async with jobs.slot("photo"):  # a place only for a complete, plausible photo
+        answer: SolvedPhoto = await jobs.run("photo", job, data)
     del data
-    result = answer["result"]
-    request.state.timings.update(result.get("timings", {}))
-    request.state.log["outcome"] = result["status"]
+    result = answer.result
+    request.state.timings.update(result.timings)
+    request.state.log["outcome"] = result.status
     result_id = secrets.token_urlsafe(12)
-    headers = {"X-Result-Id": result_id, "X-Sudoku-Status": result["status"]}
-    if answer.get("jpeg") and cache.put(result_id, answer["jpeg"]):
-        result["output"] = overlay_url(result_id)
-        headers["Link"] = f'<{result["output"]}>; rel="related"; type="image/jpeg"'
+    headers = {"X-Result-Id": result_id, "X-Sudoku-Status": result.status}
+    if answer.jpeg and cache.put(result_id, answer.jpeg):
+        result = result.model_copy(update={"output": overlay_url(result_id)})
+        headers["Link"] = f'<{result.output}>; rel="related"; type="image/jpeg"'
     if wanted != "application/json":
-        body = answer.get("png") if wanted == "image/png" else answer.get("jpeg")
+        body = answer.png if wanted == "image/png" else answer.jpeg
         if body is None:
             raise ApiError(406, "not_acceptable", f"no {wanted} overlay could be produced")
-        headers["X-Sudoku-Solution"] = result.get("solution") or ""
+        headers["X-Sudoku-Solution"] = result.solution or ""
         return Response(body, media_type=wanted, headers=headers)
-    return JSONResponse(result, headers=headers)
-
-
-async def read_upload_in_time(request: Request, settings: Settings) -> bytes:
-    """The upload, read within the time limit (a client trickling bytes cannot hold a place)."""
-    started = time.perf_counter()
-    try:
-        async with asyncio.timeout(settings.timeout_s):
-            data, _ = await read_upload(request, settings.max_upload_bytes)
-    except TimeoutError:
-        raise ApiError(
-            408, "upload_timeout", f"the upload took longer than {settings.timeout_s:g} s"
-        ) from None
-    request.state.timings["upload"] = round((time.perf_counter() - started) * 1000, 2)
-    return data
+    return JSONResponse(result.model_dump(mode="json"), headers=headers)
 
 
 def overlay_url(result_id: str) -> str:
