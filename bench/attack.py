@@ -39,9 +39,9 @@ sys.path.insert(0, str(REPO))
 import cv2  # noqa: E402
 import httpx  # noqa: E402
 import numpy as np  # noqa: E402
-from vision.synthetic import make_photo  # noqa: E402
 
 from api.service.local import LocalServer, children  # noqa: E402
+from samples.synthetic import make_photo  # noqa: E402
 
 LEAKS = ("Traceback", 'File "', ".py", ".cpp", "OpenCV(", "/io/", "/usr/", "site-packages")
 HEALTHZ_MS, RSS_MB, PHOTO_RATIO = 250, 300, 2.0

@@ -16,10 +16,9 @@ import pytest
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 pytest.importorskip("fsspec", reason="the dask extra is not installed (pip install '.[dask]')")
 
-from vision.synthetic import make_photo  # noqa: E402
-
 from api import batch  # noqa: E402
 from api.batch import Settings, Task  # noqa: E402
+from samples.synthetic import make_photo  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 CLI = REPO / ".venv" / "bin" / "sudoku-lens"

@@ -250,6 +250,7 @@ def test_a_wrong_entry_is_struck_out_in_red_with_the_right_digit_only_when_given
         ys, xs = np.nonzero(red)
         assert len(xs) > 20  # a stroke, in this cell only
         assert (xs // STEP == c).all() and (ys // STEP == r).all()
+
     # the right digit adds red ink in the cell's lower right quarter; the strike alone does not
     def lower_right(out):
         red = cv2.warpPerspective(reddish(photo.image, out).astype(np.uint8), h, (SIDE, SIDE))

@@ -18,9 +18,9 @@ import time
 import httpx
 import pytest
 from service_support import PLAIN
-from vision.synthetic import make_photo
 
 from api.service.local import LocalServer
+from samples.synthetic import make_photo
 
 pytestmark = pytest.mark.slow
 

@@ -26,7 +26,6 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 from service_support import PLAIN, captured
-from vision.synthetic import make_photo
 
 from api.failures import Failure
 from api.service import Settings, create_app
@@ -35,6 +34,7 @@ from api.service.errors import Internal
 from api.service.jobs import PhotoJob, Refused, SolvedPhoto, grid, photo
 from api.service.models import GridAnswer, GridRequest
 from api.service.workers import SolverPool
+from samples.synthetic import make_photo
 from vision.errors import NoGridFound, NotAnImage, Unreadable
 from vision.load import MAX_SEGMENTS, read_header
 

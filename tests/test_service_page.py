@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 from service_support import PLAIN
 from test_page import PHONE, browser, server  # noqa: F401  (fixtures)
-from vision.synthetic import make_photo
+
+from samples.synthetic import make_photo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
