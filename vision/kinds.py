@@ -18,11 +18,13 @@ optional extra) and shipped as ONNX (`vision/models/cells.onnx`, about 200 KB), 
 by OpenCV's DNN module: one batched call for the 81 cells, no torch at run time.
 
 >>> import numpy as np
->>> from vision.cells import cut_cells
->>> warped = np.full((450, 450, 3), 255, np.uint8)
->>> probs = cell_kinds(warped, cut_cells(warped))
->>> probs.shape, kind_letters(probs)[:9]
-((81, 20), '.........')
+>>> probs = np.zeros((3, 20), np.float32)
+>>> probs[0, 0] = probs[1, 4] = probs[2, 13] = 1  # empty, printed 4, written 4
+>>> kind_letters(probs), entries(probs).tolist()
+('.pw', [0, 0, 4])
+
+Until a trained model is installed at `MODEL` (or named by $SUDOKU_LENS_CELL_MODEL),
+`vision.read` reads as before, without kinds: print only.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ class PhotoJob:
     engine: str = ""  # "" = the recogniser's default
     max_pixels: int = 50_000_000
     png: bool = False  # also encode the overlay as PNG
+    mode: str = "solve"  # solve, check or hint (api.schema.MODES)
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,11 @@ def photo(data: bytes, job: PhotoJob) -> SolvedPhoto | Refused:
 
     try:
         result = solve_photo(
-            data, engine=job.engine or None, encode="jpeg", max_pixels=job.max_pixels
+            data,
+            engine=job.engine or None,
+            encode="jpeg",
+            max_pixels=job.max_pixels,
+            mode=job.mode,
         )
     except VisionError as error:
         return Refused(failure_of(error))

@@ -5,10 +5,10 @@ from __future__ import annotations
 import secrets
 import time
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from api.schema import PhotoResultModel
+from api.schema import Mode, PhotoResultModel
 from api.service.cache import ResultCache
 from api.service.dependencies import Jobs, get_cache, get_jobs, get_settings
 from api.service.errors import ApiError, responses
@@ -94,7 +94,10 @@ def preferred_type(accept: str | None) -> str:
         "schema as `sudoku-lens solve --json`) whose `output` is the URL of the solved photo "
         "(kept in memory for a limited time), or with the solved photo itself when the "
         "Accept header asks for image/jpeg or image/png. A photo that was processed but "
-        "could not be solved answers 422 with what was read in `error.result`."
+        "could not be solved answers 422 with what was read in `error.result`. `mode`: "
+        "`solve` draws every missing answer and marks wrong hand-written entries with the "
+        "right digit; `check` marks only the wrong entries and reveals no answer (no "
+        "`solution`, no right digits); `hint` gives the next logical step only (`hint`)."
     ),
     response_model=PhotoResultModel,
     responses={
@@ -111,6 +114,7 @@ async def solve(
     settings: Settings = Depends(get_settings),
     jobs: Jobs = Depends(get_jobs),
     cache: ResultCache = Depends(get_cache),
+    mode: Mode = Query("solve", description="solve, check or hint"),
 ):
     wanted = preferred_type(request.headers.get("accept"))
     started = time.perf_counter()
@@ -119,7 +123,10 @@ async def solve(
     request.state.log["upload_bytes"] = len(data)
     request.state.log["format"] = await check_image(data, settings.max_pixels)
     job = PhotoJob(
-        engine=settings.engine, max_pixels=settings.max_pixels, png=wanted == "image/png"
+        engine=settings.engine,
+        max_pixels=settings.max_pixels,
+        png=wanted == "image/png",
+        mode=mode,
     )
     async with jobs.slot("photo"):  # a place only for a complete, plausible photo
         answer: SolvedPhoto = await jobs.run("photo", job, data)

@@ -1,0 +1,134 @@
+"""The three modes end to end (CLI and HTTP) on a photo, and hand-filled pages read apart.
+
+The modes run on every install. Reading entries apart needs the cell model
+(vision/models/cells.onnx); while none is installed the reader reads print only and the
+hand-filled test says so and skips."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from api.pipeline import solve_photo
+from api.service import Settings, create_app
+from samples.synthetic import make_photo
+from vision.kinds import model_path
+
+needs_model = pytest.mark.skipif(
+    not model_path().is_file(),
+    reason="no cell model installed (vision/models/cells.onnx): print only is read",
+)
+
+HAND = dict(
+    hand_fonts=True,
+    filled=0.45,
+    pencil_entries=0.3,
+    candidates=0.3,
+    mistakes=1,
+    crossed=1,
+    curl=0.0,
+    shadow=0.0,
+    second_grid=False,
+)
+
+
+@pytest.fixture(scope="module")
+def printed():
+    """A printed puzzle, nothing written in."""
+    return make_photo(12, size=(800, 600), kind="sheet", curl=0.0, shadow=0.0, second_grid=False)
+
+
+@pytest.fixture(scope="module")
+def page():
+    """A sheet at 1200x900, partly solved by hand, and the file it is stored in."""
+    return make_photo(5, size=(1200, 900), kind="sheet", **HAND)
+
+
+@pytest.fixture(scope="module")
+def page_file(page, tmp_path_factory):
+    path = tmp_path_factory.mktemp("hand") / "hand.jpg"
+    path.write_bytes(page.jpeg)
+    return path
+
+
+def line(grid) -> str:
+    return "".join(str(int(v)) for v in np.asarray(grid).reshape(81))
+
+
+def wrong_cells(page) -> list[int]:
+    written = page.handwritten.reshape(81)
+    return [i for i in range(81) if written[i] and written[i] != page.solution.reshape(81)[i]]
+
+
+@needs_model
+def test_the_print_is_the_puzzle_and_the_entries_are_read_apart(page):
+    result = solve_photo(page.jpeg, render=False)
+    assert result.status == "solved", result.message
+    assert result.givens == line(page.givens)
+    assert result.solution == line(page.solution)
+    assert result.marks.kinds == page.kinds
+    assert line(result.marks.entries) == line(page.handwritten)
+    assert [m.cell for m in result.mistakes] == wrong_cells(page)
+
+
+def test_check_and_hint_reveal_no_answer(printed):
+    for mode in ("check", "hint"):
+        result = solve_photo(printed.jpeg, mode=mode, encode="jpeg")
+        model = result.to_model()
+        assert result.status == "solved" and model.solution is None and model.mode == mode
+        assert line(printed.solution) not in model.model_dump_json()
+        assert result.overlay_bytes
+    hint = solve_photo(printed.jpeg, mode="hint", render=False).hint
+    assert hint is not None and hint.text
+
+
+def run(*args) -> subprocess.CompletedProcess:
+    cli = Path(sys.executable).with_name("sudoku-lens")
+    return subprocess.run([str(cli), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_cli_modes(printed, tmp_path):
+    photo = tmp_path / "printed.jpg"
+    photo.write_bytes(printed.jpeg)
+    done = run("solve", str(photo), "--mode", "check", "--json", "-o", str(tmp_path / "c.jpg"))
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    assert record["mode"] == "check" and record["solution"] is None
+    assert record["schema_version"] == 2
+    assert line(printed.solution) not in done.stdout
+    done = run("solve", str(photo), "--mode", "hint", "-o", str(tmp_path / "h.jpg"))
+    assert done.returncode == 0, done.stderr
+    assert "hint (" in done.stdout and line(printed.solution) not in done.stdout
+    done = run("solve", str(photo), "--mode", "peek")
+    assert done.returncode == 2 and "--mode peek" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(Settings(workers=1, queue_length=2, timeout_s=60))) as client:
+        yield client
+
+
+@pytest.mark.parametrize("mode", ["solve", "check", "hint"])
+def test_http_modes(client, printed, mode):
+    answer = client.post(f"/v1/solve?mode={mode}", files={"image": ("p.jpg", printed.jpeg)})
+    assert answer.status_code == 200, answer.text
+    body = answer.json()
+    assert body["schema_version"] == 2 and body["mode"] == mode
+    if mode == "solve":
+        assert body["solution"] == line(printed.solution)
+    else:
+        assert body["solution"] is None and line(printed.solution) not in answer.text
+    assert (body["hint"] is not None) == (mode == "hint")
+
+
+def test_http_refuses_an_unknown_mode(client, printed):
+    answer = client.post("/v1/solve?mode=peek", files={"image": ("p.jpg", printed.jpeg)})
+    assert answer.status_code in (400, 422)
+    assert "error" in answer.json()
