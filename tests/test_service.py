@@ -27,6 +27,7 @@ from api.service.cache import ResultCache
 from api.service.routers.photos import preferred_type
 from api.service.settings import describe
 from samples.synthetic import make_photo, render_photo
+from vision.recognise import DEFAULT_ENGINE
 
 MAX_UPLOAD_MB = 2
 EASY = "1-53---9----6-----------27182----------487---------53-23---------7-59-----6---8-4"
@@ -99,7 +100,7 @@ def test_readyz_reports_warm_processes_and_tesseract(client):
     assert checks["warm"] == "1/1 warm"
     assert checks["tesseract"] and checks["tesseract_available"] is True  # its version
     assert checks["solver_processes"] == "1/1 alive"
-    assert checks["engine"] == "classifier"
+    assert checks["engine"] == DEFAULT_ENGINE
 
 
 def test_openapi_documents_every_endpoint_and_docs_page(client):

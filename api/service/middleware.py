@@ -106,7 +106,8 @@ class BodyLimits:
     - size: a declared Content-Length over the route's limit is refused (413) before a body
       byte is read; a chunked body is counted as it arrives and refused as soon as it passes;
       `limits` gives some paths a smaller limit than `max_bytes` (a puzzle is a few KB).
-    - memory: `budget` bounds the body bytes held by all requests at once (503 + Retry-After).
+    - memory: `budget` bounds the body bytes held by all requests at once, counted as they
+      arrive (503 + Retry-After).
     - time: the whole body within `timeout_s`; after the first GRACE_S seconds at least
       `min_rate` bytes/s on average; never `idle_s` seconds without a byte (408).
     """
@@ -142,9 +143,7 @@ class BodyLimits:
                 return await respond(send, 400, "malformed", "Content-Length is not a number")
             if int(declared) > limit:
                 return await refuse(send, BodyTooLarge(limit), scope, receive)
-        reserved = int(declared or 0)
-        if not self.budget.take(reserved):
-            return await refuse(send, ServerFull(self.retry_after()), scope, receive)
+        reserved = 0  # taken as the bytes arrive: a body refused early never holds its size
         loop = asyncio.get_running_loop()
         started = loop.time()
         received = 0

@@ -57,7 +57,12 @@ class PoolClosed(Exception):
     """The pool is shutting down or failed to start."""
 
 
-def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None = None) -> None:
+def worker_main(
+    conn,
+    settings_env: dict[str, str],
+    opencv_threads: int | None = None,
+    in_background: bool = False,
+) -> None:
     """Body of a solver process: warm up, say ready, then answer jobs until told to stop.
 
     Parameters
@@ -69,6 +74,9 @@ def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None =
         The service's settings as SUDOKU_LENS_* variables.
     opencv_threads : int, optional
         OpenCV's thread count in this process (None: its default).
+    in_background : bool
+        Warm up at idle CPU priority (a replacement: the live processes keep serving at full
+        speed meanwhile), then serve at normal priority.
     """
     import os
 
@@ -78,7 +86,12 @@ def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None =
 
     limit_threads(opencv=opencv_threads)
 
-    conn.send(("ready", jobs.warm_up()))
+    if in_background:
+        cpu_priority(os.SCHED_IDLE)
+    info = jobs.warm_up()
+    if in_background:
+        cpu_priority(os.SCHED_OTHER)
+    conn.send(("ready", info))
     while True:
         try:
             message = conn.recv()
@@ -95,6 +108,20 @@ def worker_main(conn, settings_env: dict[str, str], opencv_threads: int | None =
             reply = ("crash", traceback.format_exc(limit=-8))
         del data
         conn.send((*reply, (time.perf_counter() - started) * 1000))
+
+
+def cpu_priority(policy: int) -> None:
+    """Set this process's scheduling policy (Linux; SCHED_IDLE and back needs no privilege).
+
+    Parameters
+    ----------
+    policy : int
+        os.SCHED_IDLE or os.SCHED_OTHER.
+    """
+    import os
+
+    with contextlib.suppress(AttributeError, OSError):
+        os.sched_setscheduler(0, policy, os.sched_param(0))
 
 
 @dataclass(eq=False)
@@ -178,16 +205,19 @@ class SolverPool:
     # -- life cycle ---------------------------------------------------------------------
     async def start(self) -> None:
         """Start every process and wait until each has warmed up (models, Tesseract, numba)."""
-        workers = await asyncio.gather(*(self.spawn() for _ in range(self.size)))
+        workers = await asyncio.gather(*(self.spawn(first=True) for _ in range(self.size)))
         for worker in workers:
             self.release(worker)
 
-    async def spawn(self) -> Worker:
+    async def spawn(self, first: bool = False) -> Worker:
         parent, child = self.context.Pipe()
+        shared = self.size > 1
         process = self.context.Process(
             target=worker_main,
             # Several solver processes share the cores; one alone may use OpenCV's threads.
-            args=(child, self.env, 1 if self.size > 1 else None),
+            # A successor warms up in the background while the others serve (with one
+            # OpenCV thread only: a thread started at idle priority would stay there).
+            args=(child, self.env, 1 if shared else None, shared and not first),
             daemon=True,
             name="sudoku-lens-solver",
         )
