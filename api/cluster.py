@@ -14,6 +14,10 @@ exit codes are `api.batch`'s.
   `distributed.scheduler.allowed-failures`, 3 by default).
 - Every worker process loads the reader and the compiled solver once, when it joins
   (`WarmWorker`, a worker plugin), not once per photo.
+- Dask's worker profiler, which samples the solving thread every 10 ms, costs about a third
+  of the throughput on this CPU-bound work, and the nannies' malloc setting makes every
+  photo-sized array a fresh mmap: `local:N` sets both right (`WORKER_ENVIRONMENT`); remote
+  workers take the same from a Dask config file (docs/scale.md).
 
 Dask is an optional extra: ``pip install 'sudoku-lens[dask]'``.
 """
@@ -32,18 +36,39 @@ except ImportError:  # pragma: no cover - without the dask extra
     WorkerPlugin = object
 
 
+# Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which also stops glibc from
+# raising its mmap threshold: every photo-sized array is then mmapped and unmapped, a page
+# fault per page (three times the system time, half the throughput here). These keep big
+# arrays on the heap and trim only large free tails.
+WORKER_ENVIRONMENT = {
+    "MALLOC_TRIM_THRESHOLD_": 64 * 2**20,
+    "MALLOC_MMAP_THRESHOLD_": 32 * 2**20,
+    "OMP_NUM_THREADS": 1,
+    "MKL_NUM_THREADS": 1,
+    "OPENBLAS_NUM_THREADS": 1,
+}
+
+
 class SchedulerError(ValueError):
     """A --scheduler that cannot be used; the message says why."""
 
 
 class WarmWorker(WorkerPlugin):
-    """Loads the reader and the numba engine once in each worker process, as it joins."""
+    """Readies each worker process once, as it joins: the reader loaded, the numba engine
+    compiled or loaded, one OpenCV thread per worker thread. Ctrl-C is left to the client
+    and the nannies (which stop their workers through Dask), as the default pool leaves it
+    to its parent: a terminal's Ctrl-C reaches every process of the group."""
 
     name = "sudoku-lens-warm"
 
     def setup(self, worker) -> None:
+        import signal
+        import threading
+
         from api.batch import prepare_worker
 
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         prepare_worker(one_core=worker.state.nthreads == 1)
 
 
@@ -106,6 +131,10 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
                         # one photo per single-threaded worker at a time: a photo that kills
                         # its worker takes no innocent neighbour's try with it
                         "distributed.scheduler.worker-saturation": 1.0,
+                        # the workers' statistical profiler samples the solving thread's
+                        # stack every 10 ms: about a third of the throughput here
+                        "distributed.worker.profile.enabled": False,
+                        "distributed.nanny.pre-spawn-environ": WORKER_ENVIRONMENT,
                         "distributed.worker.daemon": False,
                         "logging.distributed": "error",
                     }
@@ -117,6 +146,8 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    # no dashboard; its health/metrics server on a free loopback port
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                     silence_logs=40,
                 )
             )
