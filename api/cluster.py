@@ -25,6 +25,9 @@ Dask is an optional extra: ``pip install 'sudoku-lens[dask]'``.
 from __future__ import annotations
 
 import contextlib
+import logging
+import signal
+import threading
 import uuid
 from collections.abc import Iterator
 
@@ -123,6 +126,11 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
     except ImportError:
         raise SchedulerError("--scheduler needs Dask: pip install 'sudoku-lens[dask]'") from None
     with contextlib.ExitStack() as stack:
+        # Dask logs a lost connection with tracebacks, and again from its reconnecting task
+        # after the client is closed; the command says what happened in a sentence of its
+        # own (see `lost_scheduler_errors`). Left so for the rest of the process.
+        for name in ("distributed", "distributed.client", "distributed.comm", "distributed.core"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         if kind == "local":
             stack.enter_context(
                 dask.config.set(
@@ -201,8 +209,11 @@ def dask_runner(client, window: int | None = None) -> Runner:
             return future
 
         finished = as_completed([submit(t) for _, t in zip(range(limit), tasks, strict=False)])
+        interrupted = _watch_ctrl_c()
         try:
             for future in finished:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
                 _, task = flying.pop(future.key)
                 try:
                     record = future.result()
@@ -220,6 +231,7 @@ def dask_runner(client, window: int | None = None) -> Runner:
                 if following is not None:
                     finished.add(submit(following))
         finally:
+            interrupted.restore()
             if flying:
                 with contextlib.suppress(Exception):
                     client.cancel([f for f, _ in flying.values()])
@@ -227,11 +239,36 @@ def dask_runner(client, window: int | None = None) -> Runner:
     return run_on_cluster
 
 
+class _CtrlC(threading.Event):
+    """Set by Ctrl-C, for a loop that must stop even where Dask's waiting swallowed the
+    KeyboardInterrupt (seen once in a 100,000-photo run: the run went on to the end)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self.handle)
+
+    def handle(self, signum, frame) -> None:
+        self.set()
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def _watch_ctrl_c() -> _CtrlC:
+    return _CtrlC()
+
+
 def lost_scheduler_errors() -> tuple[type[BaseException], ...]:
     """What a client raises when the scheduler goes away (not a photo's fault): the run
     stops, its report holds every photo finished, and `--resume` goes on from there."""
     from asyncio import CancelledError
+    from concurrent.futures import CancelledError as FutureCancelled
 
     from distributed.comm.core import CommClosedError
 
-    return (CommClosedError, OSError, TimeoutError, CancelledError)
+    # a future cancelled under us (reason: scheduler-connection-lost) is one of the last two
+    return (CommClosedError, OSError, TimeoutError, CancelledError, FutureCancelled)
