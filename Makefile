@@ -42,6 +42,7 @@ bench: setup-dev
 	$(BIN)/python bench/pipeline.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/logic.py
+	$(BIN)/python bench/scale.py
 
 lint: setup-dev
 	$(BIN)/ruff check .

@@ -239,10 +239,10 @@ def _suffix(name: str) -> str:
     return posixpath.splitext(name)[1].lower()
 
 
-def _solved_name(photo: str, k: int = 1) -> str:
+def _solved_name(photo: str) -> str:
+    """Where one photo's solved photo goes by default: beside it, as NAME.solved.jpg."""
     folder, name = posixpath.split(photo) if "://" in photo else os.path.split(photo)
-    stem = posixpath.splitext(name)[0]
-    made = f"{stem}{'' if k == 1 else f'-{k}'}.solved.jpg"
+    made = f"{posixpath.splitext(name)[0]}.solved.jpg"
     return f"{folder}/{made}" if "://" in photo else os.path.join(folder, made)
 
 

@@ -14,6 +14,10 @@ exit codes are `api.batch`'s.
   `distributed.scheduler.allowed-failures`, 3 by default).
 - Every worker process loads the reader and the compiled solver once, when it joins
   (`WarmWorker`, a worker plugin), not once per photo.
+- Dask's worker profiler, which samples the solving thread every 10 ms, costs about a third
+  of the throughput on this CPU-bound work, and the nannies' malloc setting makes every
+  photo-sized array a fresh mmap: `local:N` sets both right (`WORKER_ENVIRONMENT`); remote
+  workers take the same from a Dask config file (docs/scale.md).
 
 Dask is an optional extra: ``pip install 'sudoku-lens[dask]'``.
 """
@@ -21,6 +25,9 @@ Dask is an optional extra: ``pip install 'sudoku-lens[dask]'``.
 from __future__ import annotations
 
 import contextlib
+import logging
+import signal
+import threading
 import uuid
 from collections.abc import Iterator
 
@@ -32,18 +39,39 @@ except ImportError:  # pragma: no cover - without the dask extra
     WorkerPlugin = object
 
 
+# Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_=65536, which also stops glibc from
+# raising its mmap threshold: every photo-sized array is then mmapped and unmapped, a page
+# fault per page (three times the system time, half the throughput here). These keep big
+# arrays on the heap and trim only large free tails.
+WORKER_ENVIRONMENT = {
+    "MALLOC_TRIM_THRESHOLD_": 64 * 2**20,
+    "MALLOC_MMAP_THRESHOLD_": 32 * 2**20,
+    "OMP_NUM_THREADS": 1,
+    "MKL_NUM_THREADS": 1,
+    "OPENBLAS_NUM_THREADS": 1,
+}
+
+
 class SchedulerError(ValueError):
     """A --scheduler that cannot be used; the message says why."""
 
 
 class WarmWorker(WorkerPlugin):
-    """Loads the reader and the numba engine once in each worker process, as it joins."""
+    """Readies each worker process once, as it joins: the reader loaded, the numba engine
+    compiled or loaded, one OpenCV thread per worker thread. Ctrl-C is left to the client
+    and the nannies (which stop their workers through Dask), as the default pool leaves it
+    to its parent: a terminal's Ctrl-C reaches every process of the group."""
 
     name = "sudoku-lens-warm"
 
     def setup(self, worker) -> None:
+        import signal
+        import threading
+
         from api.batch import prepare_worker
 
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         prepare_worker(one_core=worker.state.nthreads == 1)
 
 
@@ -98,6 +126,11 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
     except ImportError:
         raise SchedulerError("--scheduler needs Dask: pip install 'sudoku-lens[dask]'") from None
     with contextlib.ExitStack() as stack:
+        # Dask logs a lost connection with tracebacks, and again from its reconnecting task
+        # after the client is closed; the command says what happened in a sentence of its
+        # own (see `lost_scheduler_errors`). Left so for the rest of the process.
+        for name in ("distributed", "distributed.client", "distributed.comm", "distributed.core"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
         if kind == "local":
             stack.enter_context(
                 dask.config.set(
@@ -106,6 +139,10 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
                         # one photo per single-threaded worker at a time: a photo that kills
                         # its worker takes no innocent neighbour's try with it
                         "distributed.scheduler.worker-saturation": 1.0,
+                        # the workers' statistical profiler samples the solving thread's
+                        # stack every 10 ms: about a third of the throughput here
+                        "distributed.worker.profile.enabled": False,
+                        "distributed.nanny.pre-spawn-environ": WORKER_ENVIRONMENT,
                         "distributed.worker.daemon": False,
                         "logging.distributed": "error",
                     }
@@ -117,6 +154,8 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
                     threads_per_worker=1,
                     processes=True,
                     dashboard_address=None,
+                    # no dashboard; its health/metrics server on a free loopback port
+                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                     silence_logs=40,
                 )
             )
@@ -170,8 +209,11 @@ def dask_runner(client, window: int | None = None) -> Runner:
             return future
 
         finished = as_completed([submit(t) for _, t in zip(range(limit), tasks, strict=False)])
+        interrupted = _watch_ctrl_c()
         try:
             for future in finished:
+                if interrupted.is_set():
+                    raise KeyboardInterrupt
                 _, task = flying.pop(future.key)
                 try:
                     record = future.result()
@@ -189,6 +231,7 @@ def dask_runner(client, window: int | None = None) -> Runner:
                 if following is not None:
                     finished.add(submit(following))
         finally:
+            interrupted.restore()
             if flying:
                 with contextlib.suppress(Exception):
                     client.cancel([f for f, _ in flying.values()])
@@ -196,11 +239,36 @@ def dask_runner(client, window: int | None = None) -> Runner:
     return run_on_cluster
 
 
+class _CtrlC(threading.Event):
+    """Set by Ctrl-C, for a loop that must stop even where Dask's waiting swallowed the
+    KeyboardInterrupt (seen once in a 100,000-photo run: the run went on to the end)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self.handle)
+
+    def handle(self, signum, frame) -> None:
+        self.set()
+        raise KeyboardInterrupt
+
+    def restore(self) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
+
+
+def _watch_ctrl_c() -> _CtrlC:
+    return _CtrlC()
+
+
 def lost_scheduler_errors() -> tuple[type[BaseException], ...]:
     """What a client raises when the scheduler goes away (not a photo's fault): the run
     stops, its report holds every photo finished, and `--resume` goes on from there."""
     from asyncio import CancelledError
+    from concurrent.futures import CancelledError as FutureCancelled
 
     from distributed.comm.core import CommClosedError
 
-    return (CommClosedError, OSError, TimeoutError, CancelledError)
+    # a future cancelled under us (reason: scheduler-connection-lost) is one of the last two
+    return (CommClosedError, OSError, TimeoutError, CancelledError, FutureCancelled)

@@ -98,9 +98,9 @@ def solve(
         if resume and plan.report is None:
             raise PlanError("--resume goes on from a report: give --report R.jsonl (or .csv)")
     except PlanError as error:
-        err.print(f"[bold red]error:[/] {error}", highlight=False)
+        _error(err, error)
         raise typer.Exit(2) from None
-    if plan.single and not resume:
+    if plan.single and not resume and scheduler is None:
         raise typer.Exit(_solve_single(plan, as_json))
     if scheduler is None:
         raise typer.Exit(_solve_batch(plan, as_json, resume=resume))
@@ -114,11 +114,20 @@ def _solve_on_dask(plan, as_json: bool, scheduler: str, resume: bool) -> int:
     try:
         with connect(scheduler) as client:
             plan.workers = workers_of(client)
-            err.print(f"dask: {scheduler}, {plan.workers} worker threads", highlight=False)
+            err.print(f"dask: {scheduler}, {plan.workers} worker threads", markup=False)
             return _solve_batch(plan, as_json, dask_runner(client), resume)
     except SchedulerError as error:
-        err.print(f"[bold red]error:[/] {error}", highlight=False)
+        _error(err, error)
         return 2
+    except KeyboardInterrupt:  # while the cluster starts or stops
+        err.print("[yellow]interrupted[/]")
+        return 130
+
+
+def _error(err, error: Exception | str) -> None:
+    from rich.markup import escape
+
+    err.print(f"[bold red]error:[/] {escape(str(error))}")
 
 
 def _solve_single(plan, as_json: bool) -> int:
@@ -228,7 +237,7 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
 
     def skipped(n: int) -> None:
         if n:
-            err.print(f"resuming: {_plural(n, 'photo')} already in {plan.report}")
+            err.print(f"resuming: {_plural(n, 'photo')} already in {plan.report}", markup=False)
         if progress is not None:
             progress.start()
             progress.add_task("solving", total=None if total is None else max(total - n, 0))
@@ -249,10 +258,10 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
         return 1
     _summary(err, counts, total, time.perf_counter() - start, plan, interrupted)
     if lost is not None:
-        err.print(
-            f"[bold red]error:[/] lost the Dask scheduler ({type(lost).__name__}: {lost}); "
+        _error(
+            err,
+            f"lost the Dask scheduler ({type(lost).__name__}: {lost}); "
             "the report holds every photo finished: run again with --resume",
-            highlight=False,
         )
         return 1
     if interrupted:
