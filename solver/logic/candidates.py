@@ -108,6 +108,9 @@ class Candidates:
         self.marks = marks
         self.alphabet = alphabet
         self.layout = shared or layout(geometry)
+        # which placed cells were givens (not placed by the solver or the player): the
+        # avoidable rectangle needs it; None when unknown (then every value counts as given)
+        self.given: np.ndarray | None = None
 
     @classmethod
     def from_values(cls, geometry: Geometry, values, alphabet: str | None = None) -> Candidates:
@@ -121,12 +124,15 @@ class Candidates:
         grid = cls(geometry, np.zeros_like(values), marks, alphabet or default_alphabet(size))
         for cell in np.flatnonzero(values):
             grid.place(int(cell), int(values[cell]))
+        grid.given = values != 0
         return grid
 
     def copy(self) -> Candidates:
-        return Candidates(
+        twin = Candidates(
             self.geometry, self.values.copy(), self.marks.copy(), self.alphabet, self.layout
         )
+        twin.given = self.given
+        return twin
 
     # -- reading -----------------------------------------------------------------------
     def symbol(self, digit: int) -> str:

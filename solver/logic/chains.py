@@ -71,7 +71,7 @@ def simple_colouring(grid: Candidates) -> Iterator[Step]:
         graph = _conjugate_graph(grid, digit)
         sym = grid.symbol(digit)
         for on, off in _colourings(graph):
-            if len(on) + len(off) < 4:
+            if len(on) + len(off) < 3:
                 continue
             for same, other in ((on, off), (off, on)):
                 clash = [(a, b) for i, a in enumerate(same) for b in same[i + 1 :] if sees[a, b]]
@@ -88,7 +88,7 @@ def simple_colouring(grid: Candidates) -> Iterator[Step]:
                         cells=tuple(same + other),
                         digits=(digit,),
                     )
-                    return
+                    break
             seen_on = sees[on].any(axis=0)
             seen_off = sees[off].any(axis=0)
             trapped = seen_on & seen_off & grid.marks[:, digit - 1]
@@ -148,14 +148,13 @@ def _chain_text(grid: Candidates, chain) -> str:
     return " ".join(parts)
 
 
-def _best(found):
-    best = None
-    for chain, gone in found:
-        if best is None or len(chain) < len(best[0]):
-            best = (chain, gone)
-            if len(chain) <= 4:
-                break
-    return best
+def _distinct(found):
+    """Chains shortest first, one per set of eliminations (the shortest that makes it)."""
+    seen = set()
+    for chain, gone in sorted(found, key=lambda item: len(item[0])):
+        if frozenset(gone) not in seen:
+            seen.add(frozenset(gone))
+            yield chain, gone
 
 
 def x_chains(grid: Candidates, max_links: int = MAX_LINKS, name: str = "X-chain") -> Iterator[Step]:
@@ -169,9 +168,7 @@ def x_chains(grid: Candidates, max_links: int = MAX_LINKS, name: str = "X-chain"
         cells = np.flatnonzero(grid.marks[:, digit - 1]).tolist()
         strong = {(a, digit): [(b, digit) for b in conj[a]] for a in conj}
         weak = {(a, digit): [(b, digit) for b in cells if sees[a, b]] for a in cells}
-        best = _best(_search(grid, strong, weak, sorted(strong), max_links))
-        if best:
-            chain, gone = best
+        for chain, gone in _distinct(_search(grid, strong, weak, sorted(strong), max_links)):
             a, b = chain[0][0], chain[-1][0]
             sym = grid.symbol(digit)
             yield Step(
@@ -184,7 +181,6 @@ def x_chains(grid: Candidates, max_links: int = MAX_LINKS, name: str = "X-chain"
                 cells=tuple(c for c, _ in chain),
                 digits=(digit,),
             )
-            return
 
 
 def xy_chains(grid: Candidates) -> Iterator[Step]:
@@ -199,9 +195,7 @@ def xy_chains(grid: Candidates) -> Iterator[Step]:
         strong[(c, y)] = [(c, x)]
     for c, d in strong:
         weak[(c, d)] = [(o, d) for o in pairs if o != c and sees[c, o] and grid.marks[o, d - 1]]
-    best = _best(_search(grid, strong, weak, sorted(strong)))
-    if best:
-        chain, gone = best
+    for chain, gone in _distinct(_search(grid, strong, weak, sorted(strong))):
         a, b, digit = chain[0][0], chain[-1][0], chain[0][1]
         sym = grid.symbol(digit)
         yield Step(

@@ -259,6 +259,51 @@ def explain(
     )
 
 
+def _state_and_uniqueness(state, unique: bool | None) -> tuple[Candidates, bool]:
+    """A pencil-mark state (kept as the player left it) or a puzzle's fresh marks, and
+    whether uniqueness techniques may be used (asked of the solver when not told)."""
+    from solver.grid import Puzzle
+
+    if isinstance(state, Candidates):
+        grid = state
+        if unique is None:
+            puzzle = Puzzle(grid.geometry, grid.values, grid.alphabet)
+            unique = len(_checked_solutions(puzzle)) == 1
+        return grid, unique
+    puzzle = _as_puzzle(state)
+    if unique is None:
+        unique = len(_checked_solutions(puzzle)) == 1
+    return _puzzle_grid(puzzle), unique
+
+
+def all_steps(
+    state,
+    techniques: Sequence[str] | None = None,
+    *,
+    unique: bool | None = None,
+) -> list[Step]:
+    """Every distinct deduction available in `state`, easiest technique first.
+
+    `state` is a `Candidates` pencil-mark state (a player's own marks, see
+    `solver.logic.pencilmarks`), a `Puzzle` or puzzle text. Every finder yields every
+    instance it sees; steps of the same technique making the same changes are merged (the
+    first, simplest explanation is kept). `unique` says whether the puzzle has one
+    solution (uniqueness techniques need it); None asks the solver. Like HoDoKu's "all
+    steps" panel: what a player could do next, not a path to the solution.
+
+    >>> steps = all_steps("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........")
+    >>> steps[0].technique, len(steps) > 3
+    ('hidden single', True)
+    """
+    grid, unique = _state_and_uniqueness(state, unique)
+    found: dict[tuple, Step] = {}
+    for _name, technique in _selected(techniques, unique):
+        for step in technique(grid):
+            key = (step.technique, frozenset(step.placements), frozenset(step.eliminations))
+            found.setdefault(key, step)
+    return list(found.values())
+
+
 def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
     """The next useful step for `puzzle` (the easiest technique that makes progress), a
     marked guess when logic is stuck, or None when the puzzle is already full."""
