@@ -26,7 +26,7 @@ import numpy as np
 
 from solver.logic.candidates import Candidates
 from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
-from solver.logic.fish import fish
+from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
@@ -58,6 +58,9 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("XYZ-wing", xyz_wings),
     ("W-wing", w_wings),
     ("turbot fish", turbot_fish),
+    ("finned X-wing", partial(finned_fish, k=2)),
+    ("finned swordfish", partial(finned_fish, k=3)),
+    ("finned jellyfish", partial(finned_fish, k=4)),
     ("simple colouring", simple_colouring),
     ("X-chain", x_chains),
     ("XY-chain", xy_chains),

@@ -89,3 +89,106 @@ def fish(grid: Candidates, k: int) -> Iterator[Step]:
                     units=tuple(rows) + tuple(cols),
                     digits=(d + 1,),
                 )
+
+
+FINNED_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
+
+
+@per_geometry
+def _boxes_by_cover(geometry: Geometry) -> list[tuple[set[int], dict[int, int]]]:
+    """For every box: its cells, and cell -> cover-line index per line family (used to ask
+    which cover lines the box crosses)."""
+    lay = layout(geometry)
+    return [set(geometry.units[u]) for u, kind in enumerate(lay.kind) if kind == "box"]
+
+
+def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
+    """Finned and sashimi fish of size k: k base lines whose places for a digit fall in k
+    cover lines except for some *fins*, all inside one box.
+
+    If no fin held the digit, the base lines would form a plain fish and the cover lines
+    would lose the digit elsewhere; if a fin holds it, every cell seeing all the fins loses
+    it. Either way a cell that is in a cover line, outside the base lines, and in the fins'
+    box cannot hold the digit. It is *sashimi* when some base line has at most one place
+    inside the cover lines (without its fins it would not look like a fish at all).
+    Needs rows, columns and boxes (every square or rectangular board, each clover grid).
+    """
+    units = grid.geometry.units
+    marks = grid.marks
+    boxes = _boxes_by_cover(grid.geometry)
+    for base, cover, cover_of in line_families(grid.geometry):
+        box_cover = [
+            (box, sum(1 << i for i in {cover_of[c] for c in box if c in cover_of})) for box in boxes
+        ]
+        for d in range(grid.geometry.size):
+            spots: dict[int, int] = {}
+            for u in base:
+                where = 0
+                for c in units[u]:
+                    if marks[c, d]:
+                        where |= 1 << cover_of[c]
+                if where:
+                    spots[u] = where
+            if len(spots) < k:
+                continue
+            for rows in combinations(spots, k):
+                union = 0
+                for u in rows:
+                    union |= spots[u]
+                if union.bit_count() <= k:
+                    continue  # a plain fish (or less): not finned
+                base_cells = {c for u in rows for c in units[u]}
+                yield from _finned_in(grid, d, k, rows, spots, union, base_cells, box_cover, cover)
+
+
+def _finned_in(grid, d, k, rows, spots, union, base_cells, box_cover, cover):
+    marks = grid.marks
+    units = grid.geometry.units
+    for box, box_cols in box_cover:
+        in_box = [c for c in box if c in base_cells and marks[c, d]]
+        if not in_box:
+            continue
+        required = 0
+        for u in rows:
+            required |= spots[u] & ~box_cols if any(c in box for c in units[u]) else spots[u]
+        free = k - required.bit_count()
+        if free < 0:
+            continue
+        extra_choices = [
+            1 << i for i in range(len(cover)) if (union & box_cols & ~required) >> i & 1
+        ]
+        for extra in combinations(extra_choices, min(free, len(extra_choices))):
+            covered = required | sum(extra)
+            if covered.bit_count() != k or any(not spots[u] & covered for u in rows):
+                continue
+            cover_lines = [cover[i] for i in range(len(cover)) if covered >> i & 1]
+            cover_cells = {c for v in cover_lines for c in units[v]}
+            fins = [c for c in in_box if c not in cover_cells]
+            if not fins:
+                continue
+            gone = tuple(
+                (c, d + 1)
+                for c in sorted(box)
+                if c in cover_cells and c not in base_cells and marks[c, d]
+            )
+            if gone:
+                yield _finned_step(grid, d + 1, k, rows, cover_lines, spots, covered, fins, gone)
+
+
+def _finned_step(grid, digit, k, rows, cover_lines, spots, covered, fins, gone) -> Step:
+    sashimi = any((spots[u] & covered).bit_count() <= 1 for u in rows)
+    name = ("sashimi " if sashimi else "finned ") + FINNED_NAMES[k]
+    sym = grid.symbol(digit)
+    base_names = ", ".join(grid.unit_name(u) for u in rows)
+    cover_names = ", ".join(grid.unit_name(v) for v in cover_lines)
+    return Step(
+        name,
+        f"{name} on {sym}: in {base_names} the {sym}s lie in {cover_names} except for the "
+        f"fin{'s' if len(fins) > 1 else ''} {cell_list(grid, fins)}; either a fin is {sym} "
+        f"or the cover lines get their {sym}s from the base lines, so a cover cell that "
+        f"sees every fin cannot be {sym}: {elimination_text(grid, gone)}",
+        eliminations=gone,
+        cells=tuple(fins),
+        units=tuple(rows) + tuple(cover_lines),
+        digits=(digit,),
+    )
