@@ -50,8 +50,9 @@ CODES: dict[str, tuple[str, tuple[str, ...]]] = {
     "0320": ("Sashimi X-Wing", ("finned X-wing",)),
     "0321": ("Sashimi Swordfish", ("finned swordfish",)),
     "0322": ("Sashimi Jellyfish", ("finned jellyfish",)),
-    "0400": ("Skyscraper", ("turbot fish",)),
-    "0401": ("2-String Kite", ("turbot fish",)),
+    "0400": ("Skyscraper", ("skyscraper",)),
+    "0401": ("2-String Kite", ("two-string kite",)),
+    "0402": ("Empty Rectangle", ("empty rectangle",)),
     "0403": ("Turbot Fish", ("turbot fish",)),
     "0500": ("Simple Colors Trap", ("simple colouring",)),
     "0501": ("Simple Colors Wrap", ("simple colouring",)),
@@ -74,7 +75,6 @@ UNSUPPORTED: dict[str, tuple[str, str]] = {
     "0362": ("Finned Mutant Swordfish", NOT_YET),
     "0363": ("Finned Mutant Jellyfish", NOT_YET),
     "0364": ("Finned Mutant Squirmbag", NOT_YET),
-    "0402": ("Empty Rectangle", NOT_YET),
     "0404": ("Dual 2-String Kite", NOT_YET),
     "0405": ("Dual Empty Rectangle", NOT_YET),
     "0502": ("Multi Colors 1", NOT_YET),
@@ -107,7 +107,6 @@ UNSUPPORTED: dict[str, tuple[str, str]] = {
 # Single cases of a mapped code that the project deliberately answers differently:
 # library line number -> reason.
 KNOWN_MISSES: dict[int, str] = {
-    773: "skyscraper: the chain search keeps one chain per start, not this pair of ends",
     855: "simple colours trap: not found yet",
     857: "simple colours trap: not found yet",
     **{

@@ -8,8 +8,8 @@ digit in two cells that see each other, or two digits of one cell.
 - simple colouring: for one digit, colour the conjugate pairs alternately. If two cells of
   one colour see each other, that colour is false everywhere ("colour wrap"); a cell that
   sees both colours cannot hold the digit ("colour trap").
-- turbot fish: the shortest X-chain, two strong links on one digit joined by a weak one
-  (players know its shapes as skyscraper and two-string kite).
+- (the shortest X-chains, two strong links joined by a weak one, are the skyscraper,
+  two-string kite and turbot fish of `single_digit.py`).
 - X-chain: one digit, links alternate strong, weak, strong ... ending strong. One end or
   the other is the digit, so a cell seeing both ends cannot be.
 - XY-chain: two-candidate cells joined cell to cell by a shared digit; the same rule.
@@ -58,11 +58,6 @@ def _colourings(graph: dict[int, list[int]]) -> Iterator[tuple[list[int], list[i
                     classes[colour[other]].append(other)
                     queue.append(other)
         yield classes
-
-
-def turbot_fish(grid: Candidates) -> Iterator[Step]:
-    """Two strong links on one digit joined by a weak link: the shortest X-chain."""
-    return x_chains(grid, max_links=3, name="turbot fish")
 
 
 def simple_colouring(grid: Candidates) -> Iterator[Step]:

@@ -25,11 +25,17 @@ from functools import partial
 import numpy as np
 
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
+from solver.logic.chains import simple_colouring, x_chains, xy_chains
 from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
+from solver.logic.single_digit import (
+    empty_rectangles,
+    skyscrapers,
+    turbot_fish,
+    two_string_kites,
+)
 from solver.logic.singles import full_house, hidden_singles, naked_singles
 from solver.logic.step import Step
 from solver.logic.subsets import hidden_subsets, naked_subsets
@@ -52,12 +58,15 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("naked quad", partial(naked_subsets, k=4)),
     ("hidden quad", partial(hidden_subsets, k=4)),
     ("X-wing", partial(fish, k=2)),
+    ("skyscraper", skyscrapers),
+    ("two-string kite", two_string_kites),
     ("swordfish", partial(fish, k=3)),
     ("jellyfish", partial(fish, k=4)),
     ("XY-wing", xy_wings),
     ("XYZ-wing", xyz_wings),
     ("W-wing", w_wings),
     ("turbot fish", turbot_fish),
+    ("empty rectangle", empty_rectangles),
     ("finned X-wing", partial(finned_fish, k=2)),
     ("finned swordfish", partial(finned_fish, k=3)),
     ("finned jellyfish", partial(finned_fish, k=4)),
