@@ -318,9 +318,16 @@ def all_steps(
 
 def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
     """The next useful step for `puzzle` (the easiest technique that makes progress), a
-    marked guess when logic is stuck, or None when the puzzle is already full."""
-    puzzle = _as_puzzle(puzzle)
-    grid = _puzzle_grid(puzzle)
+    marked guess when logic is stuck, or None when the puzzle is already full. `puzzle`
+    may be a `Candidates` state: a player's own pencil marks."""
+    if isinstance(puzzle, Candidates):  # a player's own pencil marks
+        from solver.grid import Puzzle
+
+        grid = puzzle
+        puzzle = Puzzle(grid.geometry, grid.values, grid.alphabet)
+    else:
+        puzzle = _as_puzzle(puzzle)
+        grid = _puzzle_grid(puzzle)
     if grid.is_solved:
         return None
     found = _checked_solutions(puzzle)

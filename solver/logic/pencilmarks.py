@@ -161,3 +161,35 @@ def format_library_line(grid: Candidates) -> str:
         if full.marks[cell, d] and not grid.marks[cell, d]
     ]
     return f":0000::{''.join(cells)}:{' '.join(deleted)}::"
+
+
+def marks_for(puzzle, text: str) -> Candidates:
+    """The player's pencil-mark state `text` for `puzzle`, checked to belong to it: every
+    given of the puzzle must stand in the state. Raises ValueError naming the first
+    disagreement (or what is wrong with the text)."""
+    grid = read_pencilmarks(text)
+    if puzzle.geometry.size != 9 or puzzle.geometry.n_cells != 81:
+        raise ValueError("pencil marks are read for 9x9 puzzles only")
+    for cell in range(81):
+        given = int(puzzle.values[cell])
+        if given and int(grid.values[cell]) != given:
+            raise ValueError(
+                f"the pencil marks do not match the puzzle: {grid.name(cell)} is "
+                f"{given} in the puzzle but {int(grid.values[cell]) or 'empty'} in the marks"
+            )
+    grid.alphabet = puzzle.alphabet
+    return grid
+
+
+def lost_digits(grid: Candidates, solution) -> list[str]:
+    """Cells whose pencil marks (or placed digit) lost the solution's digit: the places
+    where a player's own marks went wrong, named for a message."""
+    problems = []
+    for cell in range(grid.geometry.n_cells):
+        want = int(solution[cell])
+        value = int(grid.values[cell])
+        if value and value != want:
+            problems.append(f"{grid.name(cell)} holds {value} but the solution has {want}")
+        elif not value and not grid.marks[cell, want - 1]:
+            problems.append(f"{grid.name(cell)} has lost the candidate {want}")
+    return problems
