@@ -263,6 +263,7 @@ def test_xy_chain():
 def test_unique_rectangle_type_1_needs_two_boxes():
     grid = only(open_grid(), r1c1="12", r1c2="12", r4c1="12", r4c2="125")
     step = next(iter(unique_rectangles(grid)))
+    assert step.technique == "unique rectangle type 1"
     assert named(step.eliminations) == {("r4c2", 1), ("r4c2", 2)}
     four_boxes = only(open_grid(), r1c1="12", r1c4="12", r4c1="12", r4c4="125")
     assert not list(unique_rectangles(four_boxes))

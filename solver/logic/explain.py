@@ -39,7 +39,7 @@ from solver.logic.single_digit import (
 from solver.logic.singles import full_house, hidden_singles, naked_singles
 from solver.logic.step import Step
 from solver.logic.subsets import hidden_subsets, naked_subsets
-from solver.logic.uniqueness import unique_rectangles
+from solver.logic.uniqueness import bug_plus_one, hidden_rectangles, unique_rectangles
 from solver.logic.wings import w_wings, xy_wings, xyz_wings
 
 Technique = Callable[[Candidates], Iterable[Step]]
@@ -74,15 +74,21 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("X-chain", x_chains),
     ("XY-chain", xy_chains),
     ("unique rectangle", unique_rectangles),
+    ("hidden rectangle", hidden_rectangles),
+    ("BUG+1", bug_plus_one),
     ("forcing chain", forcing_chains),
 )
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
-NEEDS_UNIQUENESS = {"unique rectangle"}
+NEEDS_UNIQUENESS = {"unique rectangle", "hidden rectangle", "BUG+1"}
 AFTER_GUESS_SKIPPED = {"forcing chain"}
 # HoDoKu-like set without chains (HoDoKu counts the turbot fish among its single-digit
 # patterns, not its chains): what "logic without chains" means in bench/logic.py.
-CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + ("unique rectangle",)
+CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + (
+    "unique rectangle",
+    "hidden rectangle",
+    "BUG+1",
+)
 
 
 @dataclass
