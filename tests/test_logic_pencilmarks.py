@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,7 +19,14 @@ from solver.logic.pencilmarks import (
     marks_for,
     read_pencilmarks,
 )
-from tests.test_logic_cli import PUZZLE, run
+
+REPO = Path(__file__).resolve().parent.parent
+CLI = Path(sys.executable).with_name("sudoku-lens")
+PUZZLE = "4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........"
+
+
+def run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([str(CLI), *args], capture_output=True, text=True, cwd=REPO, timeout=300)
 
 
 def _state_after(n_steps: int) -> Candidates:

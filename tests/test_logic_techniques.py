@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 
 from solver.geometry import diagonal, standard
+from solver.logic.aic import x_chains, xy_chains
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, x_chains, xy_chains
+from solver.logic.chains import simple_colouring
 from solver.logic.fish import fish
 from solver.logic.intersections import locked_candidates
 from solver.logic.single_digit import skyscrapers, turbot_fish, two_string_kites

@@ -24,8 +24,18 @@ from functools import partial
 
 import numpy as np
 
+from solver.logic.aic import (
+    aics,
+    continuous_nice_loops,
+    grouped_aics,
+    grouped_continuous_nice_loops,
+    grouped_nice_loops,
+    nice_loops,
+    x_chains,
+    xy_chains,
+)
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, x_chains, xy_chains
+from solver.logic.chains import simple_colouring
 from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
@@ -73,6 +83,12 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("simple colouring", simple_colouring),
     ("X-chain", x_chains),
     ("XY-chain", xy_chains),
+    ("AIC", aics),
+    ("nice loop", nice_loops),
+    ("grouped AIC", grouped_aics),
+    ("grouped nice loop", grouped_nice_loops),
+    ("continuous nice loop", continuous_nice_loops),
+    ("grouped continuous nice loop", grouped_continuous_nice_loops),
     ("unique rectangle", unique_rectangles),
     ("hidden rectangle", hidden_rectangles),
     ("BUG+1", bug_plus_one),
@@ -82,6 +98,10 @@ TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
 NEEDS_UNIQUENESS = {"unique rectangle", "hidden rectangle", "BUG+1"}
 AFTER_GUESS_SKIPPED = {"forcing chain"}
+# Every elimination of a continuous nice loop is also that of an AIC (the loop without one
+# of its weak links), tried earlier: in `explain` they could never fire, so only
+# `all_steps` (a player's view of every pattern) looks for them.
+ONLY_IN_ALL_STEPS = {"continuous nice loop", "grouped continuous nice loop"}
 # HoDoKu-like set without chains (HoDoKu counts the turbot fish among its single-digit
 # patterns, not its chains): what "logic without chains" means in bench/logic.py.
 CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + (
@@ -243,7 +263,7 @@ def explain(
     solution = found[0]
     start = _puzzle_grid(puzzle)
     grid = start.copy()
-    chosen = _selected(techniques, unique)
+    chosen = [(n, t) for n, t in _selected(techniques, unique) if n not in ONLY_IN_ALL_STEPS]
     steps: list[Step] = []
     snapshots: list[Candidates] = []
     logic_values, logic_grid = None, None
@@ -337,5 +357,6 @@ def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
     if grid.is_solved:
         return None
     found = _checked_solutions(puzzle)
-    batch = next_steps(grid, _selected(techniques, len(found) == 1))
+    chosen = _selected(techniques, len(found) == 1)
+    batch = next_steps(grid, [(n, t) for n, t in chosen if n not in ONLY_IN_ALL_STEPS])
     return batch[0] if batch else _guess(grid, found[0])
