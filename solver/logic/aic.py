@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from solver.logic.candidates import Candidates
+from solver.logic.candidates import Candidates, per_geometry
 from solver.logic.step import Step, cell_list, elimination_text
 
 MAX_LINKS = 20
@@ -52,6 +52,12 @@ def _node_index(nodes, key):
     return nodes.setdefault(key, len(nodes))
 
 
+@per_geometry
+def _peer_masks(geometry) -> list[int]:
+    """Each cell's peers as an int bit mask."""
+    return [sum(1 << p for p in peers) for peers in geometry.peers]
+
+
 def build_graph(
     grid: Candidates,
     *,
@@ -63,7 +69,6 @@ def build_graph(
     """The nodes and links of `grid`'s pencil marks, restricted as the technique needs."""
     g = grid.geometry
     marks = grid.marks
-    sees = grid.layout.sees
     counts = marks.sum(axis=1)
     index: dict[tuple[tuple[int, ...], int], int] = {}
     cells_ok = (counts == 2) if bivalue_only else (counts > 0)
@@ -89,18 +94,22 @@ def build_graph(
     if groups:
         _add_groups(grid, index)
     nodes = list(index)
-    by_digit: dict[int, list[int]] = {}
-    for i, (_, d) in enumerate(nodes):
-        by_digit.setdefault(d, []).append(i)
-    for ids in by_digit.values():
-        for x, a in enumerate(ids):
-            ca = nodes[a][0]
-            for b in ids[x + 1 :]:
-                cb = nodes[b][0]
-                if set(ca) & set(cb):
-                    continue
-                if all(sees[p, q] for p in ca for q in cb):
-                    link(weak, a, b)
+    # weak links on one digit: disjoint nodes whose cells all see each other (cell sets
+    # as int bit masks: plain integer work, no BLAS threads on a busy machine)
+    peers = _peer_masks(g)
+    by_digit: dict[int, list[tuple[int, int, int]]] = {}
+    full = (1 << g.n_cells) - 1
+    for i, (cells, d) in enumerate(nodes):
+        member, seen = 0, full
+        for c in cells:
+            member |= 1 << c
+            seen &= peers[c]
+        by_digit.setdefault(d, []).append((i, member, seen))
+    for group in by_digit.values():
+        for x, (a, ma, sa) in enumerate(group):
+            for b, mb, sb in group[x + 1 :]:
+                if not ma & mb and not ma & ~sb and not mb & ~sa:
+                    weak.add((a, b))
     if conjugates:
         for u, unit in enumerate(g.units):
             for d in range(g.size):
@@ -222,19 +231,26 @@ def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
     order = np.argsort(dst, kind="stable")
     src, dst = src[order], dst[order]
     targets, first = np.unique(dst, return_index=True)
-    # frontier[t] = packed set of starts whose walks of the current length end at t
-    eye = np.packbits(np.eye(m, dtype=bool), axis=1)
-    frontier = eye
-    seen = np.zeros_like(eye)
+    # frontier[t] = set of starts whose walks of the current length end at t, as bits
+    # packed into 64-bit words
+    words = -(-m // 64)
+    eye = np.zeros((m, words * 64), dtype=bool)
+    eye[np.arange(m), np.arange(m)] = True
+    frontier = np.packbits(eye, axis=1).view(np.uint64)
+    seen = np.zeros_like(frontier)
+    dist_t = dist.T  # [target, start] view
     for level in range(1, max_links + 1):
-        nxt = np.zeros_like(eye)
+        nxt = np.zeros_like(frontier)
         nxt[targets] = np.bitwise_or.reduceat(frontier[src], first, axis=0)
         new = nxt & ~seen
-        if not new.any():
+        rows = np.flatnonzero(new.any(axis=1))
+        if rows.size == 0:
             break
         seen |= new
-        fresh = np.unpackbits(new, axis=1, count=m).astype(bool)  # [target, start]
-        dist[fresh.T] = level
+        fresh = np.unpackbits(new[rows].view(np.uint8), axis=1, count=m).astype(bool)
+        block = dist_t[rows]
+        block[fresh] = level
+        dist_t[rows] = block
         frontier = nxt
     return Reach(graph, dist, succ)
 
@@ -413,8 +429,29 @@ def _sentence(grid, r, path, start, target, what) -> str:
     return f"{text} {legend}; supposing {s} false leads to it being true, so it is true"
 
 
-def chain_steps(grid: Candidates, name: str, graph: Graph, kinds):
-    r = reach(graph)
+_RECENT: dict[tuple, Reach] = {}
+
+
+def _reach_of(grid: Candidates, **options) -> Reach:
+    """The search for `grid` with graph `options`, kept for the state's other finders (AIC
+    and nice loops share one graph): keyed by the pencil marks themselves."""
+    key = (
+        grid.marks.tobytes(),
+        grid.geometry.name,
+        id(grid.geometry),
+        tuple(sorted(options.items())),
+    )
+    hit = _RECENT.get(key)
+    if hit is None:
+        if len(_RECENT) > 8:
+            _RECENT.clear()
+        hit = _RECENT[key] = reach(build_graph(grid, **options))
+    return hit
+
+
+def chain_steps(grid: Candidates, name: str, options: dict, kinds):
+    r = _reach_of(grid, **options)
+    graph = r.graph
     for _links, start, target, placements, gone, what in conclusions(grid, r, kinds=kinds):
         path = target if what == "cycle" else walk(r, int(start), int(target))
         text = _sentence(grid, r, path, int(start), path[-1][0], what)
@@ -436,41 +473,39 @@ def chain_steps(grid: Candidates, name: str, graph: Graph, kinds):
 
 def x_chains(grid: Candidates) -> Iterator[Step]:
     """One digit, conjugate pairs and cells that see each other."""
-    return chain_steps(grid, "X-chain", build_graph(grid, in_cell=False), kinds=("ends",))
+    return chain_steps(grid, "X-chain", {"in_cell": False}, kinds=("ends",))
 
 
 def xy_chains(grid: Candidates) -> Iterator[Step]:
     """Two-candidate cells joined by a shared digit."""
-    graph = build_graph(grid, conjugates=False, bivalue_only=True)
-    return chain_steps(grid, "XY-chain", graph, kinds=("ends",))
+    options = {"conjugates": False, "bivalue_only": True}
+    return chain_steps(grid, "XY-chain", options, kinds=("ends",))
 
 
 def aics(grid: Candidates) -> Iterator[Step]:
     """Alternating inference chains: any strong and weak links, single cells."""
-    return chain_steps(grid, "AIC", build_graph(grid), kinds=("ends", "ends2"))
+    return chain_steps(grid, "AIC", {}, kinds=("ends", "ends2"))
 
 
 def nice_loops(grid: Candidates) -> Iterator[Step]:
     """Discontinuous nice loops: a candidate that proves itself false (or true)."""
-    return chain_steps(grid, "nice loop", build_graph(grid), kinds=("loop",))
+    return chain_steps(grid, "nice loop", {}, kinds=("loop",))
 
 
 def continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
     """Closed loops: each of their eliminations is also an AIC's (the loop minus one weak
     link), so `explain` skips them; `all_steps` shows them as players know them."""
-    return chain_steps(grid, "continuous nice loop", build_graph(grid), kinds=("cycle",))
+    return chain_steps(grid, "continuous nice loop", {}, kinds=("cycle",))
 
 
 def grouped_continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
-    graph = build_graph(grid, groups=True)
-    return chain_steps(grid, "grouped continuous nice loop", graph, kinds=("cycle",))
+    options = {"groups": True}
+    return chain_steps(grid, "grouped continuous nice loop", options, kinds=("cycle",))
 
 
 def grouped_aics(grid: Candidates) -> Iterator[Step]:
-    graph = build_graph(grid, groups=True)
-    return chain_steps(grid, "grouped AIC", graph, kinds=("ends", "ends2"))
+    return chain_steps(grid, "grouped AIC", {"groups": True}, kinds=("ends", "ends2"))
 
 
 def grouped_nice_loops(grid: Candidates) -> Iterator[Step]:
-    graph = build_graph(grid, groups=True)
-    return chain_steps(grid, "grouped nice loop", graph, kinds=("loop",))
+    return chain_steps(grid, "grouped nice loop", {"groups": True}, kinds=("loop",))

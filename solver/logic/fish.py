@@ -95,11 +95,21 @@ FINNED_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
 
 
 @per_geometry
-def _boxes_by_cover(geometry: Geometry) -> list[tuple[set[int], dict[int, int]]]:
-    """For every box: its cells, and cell -> cover-line index per line family (used to ask
-    which cover lines the box crosses)."""
+def _fin_boxes(geometry: Geometry) -> list[list[tuple[list[int], int, frozenset[int]]]]:
+    """Per line family (as `line_families` orders them): every box as (its cells, the
+    cover lines it crosses as a bit mask, the base lines it crosses)."""
     lay = layout(geometry)
-    return [set(geometry.units[u]) for u, kind in enumerate(lay.kind) if kind == "box"]
+    boxes = [geometry.units[u] for u, kind in enumerate(lay.kind) if kind == "box"]
+    result = []
+    for base, _cover, cover_of in line_families(geometry):
+        per_box = []
+        for box in boxes:
+            cols = {cover_of[c] for c in box if c in cover_of}
+            crossed = frozenset(u for u in base if set(geometry.units[u]) & set(box))
+            if cols:
+                per_box.append((list(box), sum(1 << i for i in cols), crossed))
+        result.append(per_box)
+    return result
 
 
 def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
@@ -112,14 +122,14 @@ def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
     box cannot hold the digit. It is *sashimi* when some base line has at most one place
     inside the cover lines (without its fins it would not look like a fish at all).
     Needs rows, columns and boxes (every square or rectangular board, each clover grid).
+    The search works on bit masks of cover lines: a box's fins are what is left of the
+    base lines' places once k cover lines hold all the places outside that box.
     """
     units = grid.geometry.units
     marks = grid.marks
-    boxes = _boxes_by_cover(grid.geometry)
-    for base, cover, cover_of in line_families(grid.geometry):
-        box_cover = [
-            (box, sum(1 << i for i in {cover_of[c] for c in box if c in cover_of})) for box in boxes
-        ]
+    families = line_families(grid.geometry)
+    for (base, cover, cover_of), boxes in zip(families, _fin_boxes(grid.geometry), strict=True):
+        width = max((bin(m).count("1") for _, m, _ in boxes), default=0)
         for d in range(grid.geometry.size):
             spots: dict[int, int] = {}
             for u in base:
@@ -127,7 +137,7 @@ def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
                 for c in units[u]:
                     if marks[c, d]:
                         where |= 1 << cover_of[c]
-                if where:
+                if where and where.bit_count() <= k + width:
                     spots[u] = where
             if len(spots) < k:
                 continue
@@ -137,42 +147,40 @@ def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
                     union |= spots[u]
                 if union.bit_count() <= k:
                     continue  # a plain fish (or less): not finned
-                base_cells = {c for u in rows for c in units[u]}
-                yield from _finned_in(grid, d, k, rows, spots, union, base_cells, box_cover, cover)
+                for box, box_cols, crossed in boxes:
+                    required = 0
+                    for u in rows:
+                        required |= spots[u] & ~box_cols if u in crossed else spots[u]
+                    if required.bit_count() > k or not union & box_cols & ~required:
+                        continue
+                    yield from _finned_in(
+                        grid, d, k, rows, spots, union, box, box_cols, required, cover
+                    )
 
 
-def _finned_in(grid, d, k, rows, spots, union, base_cells, box_cover, cover):
+def _finned_in(grid, d, k, rows, spots, union, box, box_cols, required, cover):
     marks = grid.marks
     units = grid.geometry.units
-    for box, box_cols in box_cover:
-        in_box = [c for c in box if c in base_cells and marks[c, d]]
-        if not in_box:
+    base_cells = {c for u in rows for c in units[u]}
+    in_box = [c for c in box if c in base_cells and marks[c, d]]
+    free = k - required.bit_count()
+    extra_choices = [1 << i for i in range(len(cover)) if (union & box_cols & ~required) >> i & 1]
+    for extra in combinations(extra_choices, min(free, len(extra_choices))):
+        covered = required | sum(extra)
+        if covered.bit_count() != k or any(not spots[u] & covered for u in rows):
             continue
-        required = 0
-        for u in rows:
-            required |= spots[u] & ~box_cols if any(c in box for c in units[u]) else spots[u]
-        free = k - required.bit_count()
-        if free < 0:
+        cover_lines = [cover[i] for i in range(len(cover)) if covered >> i & 1]
+        cover_cells = {c for v in cover_lines for c in units[v]}
+        fins = [c for c in in_box if c not in cover_cells]
+        if not fins:
             continue
-        extra_choices = [
-            1 << i for i in range(len(cover)) if (union & box_cols & ~required) >> i & 1
-        ]
-        for extra in combinations(extra_choices, min(free, len(extra_choices))):
-            covered = required | sum(extra)
-            if covered.bit_count() != k or any(not spots[u] & covered for u in rows):
-                continue
-            cover_lines = [cover[i] for i in range(len(cover)) if covered >> i & 1]
-            cover_cells = {c for v in cover_lines for c in units[v]}
-            fins = [c for c in in_box if c not in cover_cells]
-            if not fins:
-                continue
-            gone = tuple(
-                (c, d + 1)
-                for c in sorted(box)
-                if c in cover_cells and c not in base_cells and marks[c, d]
-            )
-            if gone:
-                yield _finned_step(grid, d + 1, k, rows, cover_lines, spots, covered, fins, gone)
+        gone = tuple(
+            (c, d + 1)
+            for c in sorted(box)
+            if c in cover_cells and c not in base_cells and marks[c, d]
+        )
+        if gone:
+            yield _finned_step(grid, d + 1, k, rows, cover_lines, spots, covered, fins, gone)
 
 
 def _finned_step(grid, digit, k, rows, cover_lines, spots, covered, fins, gone) -> Step:
