@@ -349,6 +349,9 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
                     found.append((int(r.dist[n + i, i]), n + i, i, (), gone, "true"))
     if "cycle" in kinds:
         found.extend(_continuous_loops(grid, r))
+    # one strong link (or a three-link loop) is a locked candidate or a subset, found
+    # earlier under its own name: a chain has at least three links, a loop four
+    found = [f for f in found if f[0] >= (3 if f[5] in ("ends", "ends2") else 4)]
     found.sort(key=lambda item: (item[0], -len(item[3]) - len(item[4])))
     seen = set()
     for item in found:

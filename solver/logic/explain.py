@@ -13,7 +13,7 @@ it and how far logic got before the first guess.
 >>> from solver.grid import parse
 >>> e = explain(parse("1-53---9----6-----------27182----------487---------53-23---------7-59-----6---8-4"))
 >>> e.solved_by_logic, e.grade.level
-(True, 'expert')
+(True, 'unfair')
 """
 
 from __future__ import annotations
