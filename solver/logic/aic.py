@@ -127,8 +127,8 @@ def _pairs(places):
         yield (places[0],), (places[1],)
 
 
-def _lines_of(grid: Candidates, cells) -> bool:
-    """Do `cells` share a row or column (or are a single cell)?"""
+def _share(grid: Candidates, cells, kinds) -> bool:
+    """Do `cells` lie together in a unit of one of `kinds` (a single cell always does)?"""
     if len(cells) == 1:
         return True
     kind = grid.layout.kind
@@ -136,18 +136,7 @@ def _lines_of(grid: Candidates, cells) -> bool:
     common = set(units_of[cells[0]])
     for c in cells[1:]:
         common &= set(units_of[c])
-    return any(kind[u] in ("row", "column") for u in common)
-
-
-def _in_a_box(grid: Candidates, cells) -> bool:
-    if len(cells) == 1:
-        return True
-    kind = grid.layout.kind
-    units_of = grid.geometry.units_of
-    common = set(units_of[cells[0]])
-    for c in cells[1:]:
-        common &= set(units_of[c])
-    return any(kind[u] == "box" for u in common)
+    return any(kind[u] in kinds for u in common)
 
 
 def _two_parts(grid: Candidates, unit: int, places):
@@ -171,7 +160,7 @@ def _two_parts(grid: Candidates, unit: int, places):
             rest = tuple(p for p in places if p not in part)
             if not rest or (part, rest) in seen or (rest, part) in seen:
                 continue
-            ok = _in_a_box(grid, rest) if kind != "box" else _lines_of(grid, rest)
+            ok = _share(grid, rest, ("box",) if kind != "box" else ("row", "column"))
             if ok and (len(part) > 1 or len(rest) > 1):
                 seen.add((part, rest))
                 yield part, rest
