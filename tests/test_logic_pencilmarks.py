@@ -104,3 +104,22 @@ def test_marks_that_lost_the_solution_are_refused(tmp_path):
     assert "disagree with the solution" in done.stderr
     marks.write_text("1 2 3")
     assert run("grid", PUZZLE, "--marks", str(marks), "--hint").returncode == 2
+
+
+def test_http_grid_returns_all_steps_from_the_players_marks():
+    from fastapi.testclient import TestClient
+
+    from api.service import Settings, create_app
+
+    state = _state_after(8)
+    app = create_app(Settings(workers=1, queue_length=2, timeout_s=60))
+    with TestClient(app) as client:
+        plain = client.post("/v1/grid", json={"puzzle": PUZZLE, "all_steps": True})
+        assert plain.status_code == 200, plain.text
+        texts = [s["text"] for s in plain.json()["all_steps"]]
+        assert texts == [s.text for s in all_steps(parse(PUZZLE))]
+        own = client.post("/v1/grid", json={"puzzle": PUZZLE, "marks": state.format()})
+        assert own.status_code == 200, own.text
+        assert [s["text"] for s in own.json()["all_steps"]] == [s.text for s in all_steps(state)]
+        bad = client.post("/v1/grid", json={"puzzle": PUZZLE, "marks": "1 2 3"})
+        assert bad.status_code == 422 and "81 cells" in bad.text

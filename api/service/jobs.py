@@ -93,6 +93,11 @@ def grid(payload: dict) -> dict:
         started = time.perf_counter()
         answer["explanation"] = explain(puzzle)
         timings["explain"] = (time.perf_counter() - started) * 1000
+    if (payload.get("all_steps") or payload.get("marks")) and result.status == "unique":
+        try:
+            answer["all_steps"] = all_steps(puzzle, payload.get("marks"), result.solutions[0])
+        except ValueError as error:  # marks that are not marks, or not this puzzle's
+            return failure(422, "invalid_puzzle", str(error))
     answer["timings"] = {k: round(v, 2) for k, v in timings.items()}
     return answer
 
@@ -115,6 +120,22 @@ def explain(puzzle) -> dict:
     from solver.logic import explain as explain_puzzle
 
     return explain_puzzle(puzzle).to_json()
+
+
+def all_steps(puzzle, marks: str | None, solution) -> list[dict]:
+    """Every step available now (solver.logic.all_steps), from the puzzle's pencil marks or
+    the player's own `marks` (a HoDoKu library line or a forum candidate grid)."""
+    from solver.logic import all_steps as every_step
+    from solver.logic.pencilmarks import lost_digits, marks_for
+
+    state = puzzle
+    if marks:
+        state = marks_for(puzzle, marks)
+        lost = lost_digits(state, solution)
+        if lost:
+            raise ValueError(f"the pencil marks disagree with the solution: {lost[0]}")
+    steps = every_step(state, unique=True)
+    return [step.to_dict(puzzle.geometry, puzzle.alphabet) for step in steps]
 
 
 JOBS = {"photo": photo, "grid": grid}
