@@ -159,7 +159,9 @@ def _two_solution_puzzle() -> str:
 def test_several_solutions_skip_uniqueness_and_no_solution_is_an_error():
     e = explain(parse(_two_solution_puzzle()))
     assert not e.unique
-    assert "unique rectangle" not in {s.technique for s in e.steps}
+    assert not any(
+        s.technique.startswith(("unique rectangle", "hidden rectangle", "BUG")) for s in e.steps
+    )
     assert e.guesses == 1  # the rectangle cannot be settled by logic
     broken = "11" + "." * 79
     with pytest.raises(ValueError):

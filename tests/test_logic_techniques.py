@@ -6,10 +6,12 @@ from __future__ import annotations
 import numpy as np
 
 from solver.geometry import diagonal, standard
+from solver.logic.aic import x_chains, xy_chains
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
+from solver.logic.chains import simple_colouring
 from solver.logic.fish import fish
 from solver.logic.intersections import locked_candidates
+from solver.logic.single_digit import skyscrapers, turbot_fish, two_string_kites
 from solver.logic.singles import full_house, hidden_singles, naked_singles
 from solver.logic.subsets import hidden_subsets, naked_subsets
 from solver.logic.uniqueness import unique_rectangles
@@ -232,9 +234,10 @@ def test_x_chain():
     assert "r1c1(1) = r1c5(1) - r7c5(1) = r7c2(1)" in step.text
 
 
-def test_turbot_fish_is_the_three_link_x_chain():
-    step = next(iter(turbot_fish(_chain_grid())))
-    assert step.technique == "turbot fish"
+def test_skyscraper_is_the_three_link_x_chain_on_two_rows():
+    step = next(iter(skyscrapers(_chain_grid())))
+    assert step.technique == "skyscraper"
+    assert not list(turbot_fish(_chain_grid())) + list(two_string_kites(_chain_grid()))
     assert named(step.eliminations) == {("r2c2", 1), ("r3c2", 1), ("r8c1", 1), ("r9c1", 1)}
     longer = open_grid()
     # r1c1 = r1c5 (row 1) - r7c5 (column 5) = r7c9 (row 7) - r3c9 (column 9) = r3c3 (row 3):
@@ -244,7 +247,9 @@ def test_turbot_fish_is_the_three_link_x_chain():
     without(longer, 1, row(7, but=(5, 9)))
     without(longer, 1, col(9, but=(7, 3)))
     without(longer, 1, row(3, but=(9, 3)))
-    assert not list(turbot_fish(longer))
+    assert (
+        not list(turbot_fish(longer)) + list(skyscrapers(longer)) + list(two_string_kites(longer))
+    )
     step = next(iter(x_chains(longer)))
     assert step.technique == "X-chain"
     assert named(step.eliminations) == {("r2c1", 1), ("r2c2", 1), ("r2c3", 1)}
@@ -259,6 +264,7 @@ def test_xy_chain():
 def test_unique_rectangle_type_1_needs_two_boxes():
     grid = only(open_grid(), r1c1="12", r1c2="12", r4c1="12", r4c2="125")
     step = next(iter(unique_rectangles(grid)))
+    assert step.technique == "unique rectangle type 1"
     assert named(step.eliminations) == {("r4c2", 1), ("r4c2", 2)}
     four_boxes = only(open_grid(), r1c1="12", r1c4="12", r4c1="12", r4c4="125")
     assert not list(unique_rectangles(four_boxes))

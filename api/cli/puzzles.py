@@ -121,6 +121,15 @@ def grid(
     grade: bool = typer.Option(
         True, "--grade/--no-grade", help="Grade the puzzle's difficulty (on stderr; in JSON)."
     ),
+    all_steps: bool = typer.Option(
+        False, "--all-steps", help="List every logical step available now, grouped by technique."
+    ),
+    marks: str | None = typer.Option(
+        None,
+        "--marks",
+        help="Your own pencil marks for --hint/--all-steps: a HoDoKu library line or a 9-row "
+        "candidate grid (as forum posts show it), a file holding one, or - for stdin.",
+    ),
 ) -> None:
     """Solve one puzzle and say whether its solution is unique.
 
@@ -152,6 +161,8 @@ def grid(
         _print_many(board, result, fmt, listing=all_solutions, limit=limit)
         raise typer.Exit(0)
     result = solve(board, method=method.value, limit=2)
+    if all_steps or marks is not None:
+        _print_from_marks(board, result, err, marks, all_steps, hint, fmt)
     if explain or hint or steps_json or candidates:
         _print_logic(board, result, err, explain, hint, steps_json, candidates, fmt)
         raise typer.Exit(0 if result.status == "unique" else 1)
@@ -254,6 +265,51 @@ def _grade(board):
     from solver.logic import explain
 
     return explain(board).grade
+
+
+def _print_from_marks(board, result, err, marks, all_steps, hint, fmt) -> None:
+    """--all-steps and --marks: steps from the puzzle's pencil marks or the player's own;
+    exits (2 for marks that are not marks or not this puzzle's, 1 for marks that lost the
+    solution's digit: steps from them could be wrong)."""
+    from solver.logic import all_steps as every_step
+    from solver.logic import hint as next_step
+    from solver.logic.pencilmarks import lost_digits, marks_for
+    from solver.logic.text import format_all_steps
+
+    if not (all_steps or hint):
+        _say(err, "error: --marks goes with --hint or --all-steps")
+        raise typer.Exit(2)
+    if result.status != "unique":
+        _say(err, f"error: steps need a puzzle with one solution ({result.status})")
+        raise typer.Exit(1)
+    state = None
+    if marks is not None:
+        try:
+            state = marks_for(board, _read_puzzle_text(marks))
+        except (InputError, ValueError) as exc:
+            _say(err, f"error: {exc}")
+            raise typer.Exit(2) from None
+        lost = lost_digits(state, result.solutions[0])
+        if lost:
+            _say(err, f"error: your pencil marks disagree with the solution: {lost[0]}")
+            raise typer.Exit(1)
+    out = stdout_console()
+    if hint and not all_steps:
+        step = next_step(state if state is not None else board)
+        if step is None:
+            _say(err, "the board is already full")
+        elif fmt is Format.json:
+            out.print_json(json.dumps(step.to_dict(board.geometry, board.alphabet)))
+        else:
+            out.print(f"{step.technique}: {step.text}", markup=False, highlight=False)
+        raise typer.Exit(0)
+    steps = every_step(state if state is not None else board, unique=True)
+    if fmt is Format.json:
+        found = [s.to_dict(board.geometry, board.alphabet) for s in steps]
+        out.print_json(json.dumps({"steps": found}))
+    else:
+        out.print(format_all_steps(steps), markup=False, highlight=False, soft_wrap=True)
+    raise typer.Exit(0)
 
 
 def _print_logic(board, result, err, explain, hint, steps_json, candidates, fmt) -> None:

@@ -124,6 +124,12 @@ def grid(request: GridRequest) -> GridAnswer | Refused:
         started = time.perf_counter()
         explanation = explain(puzzle)
         timings["explain"] = (time.perf_counter() - started) * 1000
+    steps = None
+    if (request.all_steps or request.marks) and result.status == "unique":
+        try:
+            steps = all_steps(puzzle, request.marks, result.solutions[0])
+        except ValueError as error:  # marks that are not marks, or not this puzzle's
+            return Refused(Failure("invalid_puzzle", "invalid_puzzle", str(error)))
     return GridAnswer(
         status=result.status,
         count=min(found, request.limit),
@@ -134,6 +140,7 @@ def grid(request: GridRequest) -> GridAnswer | Refused:
         reason=result.reason or "",
         conflicts=list(solver_conflicts(puzzle)),
         explanation=explanation,
+        all_steps=steps,
         timings={k: round(v, 2) for k, v in timings.items()},
     )
 
@@ -156,6 +163,22 @@ def explain(puzzle) -> dict:
     from solver.logic import explain as explain_puzzle
 
     return explain_puzzle(puzzle).to_json()
+
+
+def all_steps(puzzle, marks: str | None, solution) -> list[dict]:
+    """Every step available now (solver.logic.all_steps), from the puzzle's pencil marks or
+    the player's own `marks` (a HoDoKu library line or a forum candidate grid)."""
+    from solver.logic import all_steps as every_step
+    from solver.logic.pencilmarks import lost_digits, marks_for
+
+    state = puzzle
+    if marks:
+        state = marks_for(puzzle, marks)
+        lost = lost_digits(state, solution)
+        if lost:
+            raise ValueError(f"the pencil marks disagree with the solution: {lost[0]}")
+    steps = every_step(state, unique=True)
+    return [step.to_dict(puzzle.geometry, puzzle.alphabet) for step in steps]
 
 
 def run(kind: str, job: Any, data: bytes | None = None) -> Any:

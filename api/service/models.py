@@ -54,6 +54,16 @@ class GridRequest(BaseModel):
     explain: bool = Field(
         False, description="also return the logical steps and the grade (hints come from here)"
     )
+    all_steps: bool = Field(
+        False, description="also return every logical step available now, easiest first"
+    )
+    marks: str | None = Field(
+        None,
+        max_length=5_000,
+        description="the player's own pencil marks (9x9): a HoDoKu library line or a forum "
+        "candidate grid; `all_steps` then starts from them (422 when they do not match the "
+        "puzzle or have lost the solution's digit)",
+    )
     variant: Literal["standard", "diagonal", "clover"] | None = Field(
         None, description="board variant (default standard)"
     )
@@ -81,5 +91,10 @@ class GridAnswer(BaseModel):
         None,
         description="with `explain`: steps (technique, text, placements, eliminations),"
         " grade, solved_by_logic; see docs/logic.md",
+    )
+    all_steps: list[dict[str, Any]] | None = Field(
+        None,
+        description="with `all_steps` or `marks`: every step available (technique, text, "
+        "placements, eliminations), easiest first; see docs/logic.md",
     )
     timings: dict[str, float] = Field(default_factory=dict, description="milliseconds per stage")

@@ -8,7 +8,7 @@
 """
 
 from solver.logic.candidates import Candidates
-from solver.logic.explain import TECHNIQUE_NAMES, Explanation, explain, hint
+from solver.logic.explain import TECHNIQUE_NAMES, Explanation, all_steps, explain, hint
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.step import Step
 
@@ -18,6 +18,7 @@ __all__ = [
     "Explanation",
     "Grade",
     "Step",
+    "all_steps",
     "explain",
     "grade_steps",
     "hint",

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import wraps
 
 import numpy as np
 
-from solver.geometry import Geometry
+from solver.geometry import Geometry, per_geometry
 
 DEFAULT_SYMBOLS = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -64,21 +63,6 @@ def _kind_and_family(name: str) -> tuple[str, str]:
     return match["kind"], match["family"]
 
 
-def per_geometry(build):
-    """Cache `build(geometry)` by the geometry's identity: hashing a Geometry walks all
-    its units, which would cost more than the lookups it saves."""
-    memo: dict[int, tuple[Geometry, object]] = {}
-
-    @wraps(build)
-    def cached(geometry: Geometry):
-        hit = memo.get(id(geometry))
-        if hit is None or hit[0] is not geometry:
-            hit = memo[id(geometry)] = (geometry, build(geometry))
-        return hit[1]
-
-    return cached
-
-
 @per_geometry
 def layout(geometry: Geometry) -> Layout:
     """The shared arrays for `geometry` (computed once, then cached)."""
@@ -108,6 +92,9 @@ class Candidates:
         self.marks = marks
         self.alphabet = alphabet
         self.layout = shared or layout(geometry)
+        # which placed cells were givens (not placed by the solver or the player): the
+        # avoidable rectangle needs it; None when unknown (then every value counts as given)
+        self.given: np.ndarray | None = None
 
     @classmethod
     def from_values(cls, geometry: Geometry, values, alphabet: str | None = None) -> Candidates:
@@ -121,12 +108,15 @@ class Candidates:
         grid = cls(geometry, np.zeros_like(values), marks, alphabet or default_alphabet(size))
         for cell in np.flatnonzero(values):
             grid.place(int(cell), int(values[cell]))
+        grid.given = values != 0
         return grid
 
     def copy(self) -> Candidates:
-        return Candidates(
+        twin = Candidates(
             self.geometry, self.values.copy(), self.marks.copy(), self.alphabet, self.layout
         )
+        twin.given = self.given
+        return twin
 
     # -- reading -----------------------------------------------------------------------
     def symbol(self, digit: int) -> str:

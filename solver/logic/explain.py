@@ -13,7 +13,7 @@ it and how far logic got before the first guess.
 >>> from solver.grid import parse
 >>> e = explain(parse("1-53---9----6-----------27182----------487---------53-23---------7-59-----6---8-4"))
 >>> e.solved_by_logic, e.grade.level
-(True, 'expert')
+(True, 'unfair')
 """
 
 from __future__ import annotations
@@ -24,16 +24,32 @@ from functools import partial
 
 import numpy as np
 
+from solver.logic.aic import (
+    aics,
+    continuous_nice_loops,
+    grouped_aics,
+    grouped_continuous_nice_loops,
+    grouped_nice_loops,
+    nice_loops,
+    x_chains,
+    xy_chains,
+)
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring, turbot_fish, x_chains, xy_chains
-from solver.logic.fish import fish
+from solver.logic.chains import simple_colouring
+from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
+from solver.logic.single_digit import (
+    empty_rectangles,
+    skyscrapers,
+    turbot_fish,
+    two_string_kites,
+)
 from solver.logic.singles import full_house, hidden_singles, naked_singles
 from solver.logic.step import Step
 from solver.logic.subsets import hidden_subsets, naked_subsets
-from solver.logic.uniqueness import unique_rectangles
+from solver.logic.uniqueness import bug_plus_one, hidden_rectangles, unique_rectangles
 from solver.logic.wings import w_wings, xy_wings, xyz_wings
 
 Technique = Callable[[Candidates], Iterable[Step]]
@@ -52,25 +68,47 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("naked quad", partial(naked_subsets, k=4)),
     ("hidden quad", partial(hidden_subsets, k=4)),
     ("X-wing", partial(fish, k=2)),
+    ("skyscraper", skyscrapers),
+    ("two-string kite", two_string_kites),
     ("swordfish", partial(fish, k=3)),
     ("jellyfish", partial(fish, k=4)),
     ("XY-wing", xy_wings),
     ("XYZ-wing", xyz_wings),
     ("W-wing", w_wings),
     ("turbot fish", turbot_fish),
+    ("empty rectangle", empty_rectangles),
+    ("finned X-wing", partial(finned_fish, k=2)),
+    ("finned swordfish", partial(finned_fish, k=3)),
+    ("finned jellyfish", partial(finned_fish, k=4)),
     ("simple colouring", simple_colouring),
     ("X-chain", x_chains),
     ("XY-chain", xy_chains),
+    ("AIC", aics),
+    ("nice loop", nice_loops),
+    ("grouped AIC", grouped_aics),
+    ("grouped nice loop", grouped_nice_loops),
+    ("continuous nice loop", continuous_nice_loops),
+    ("grouped continuous nice loop", grouped_continuous_nice_loops),
     ("unique rectangle", unique_rectangles),
+    ("hidden rectangle", hidden_rectangles),
+    ("BUG+1", bug_plus_one),
     ("forcing chain", forcing_chains),
 )
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
-NEEDS_UNIQUENESS = {"unique rectangle"}
+NEEDS_UNIQUENESS = {"unique rectangle", "hidden rectangle", "BUG+1"}
 AFTER_GUESS_SKIPPED = {"forcing chain"}
+# Every elimination of a continuous nice loop is also that of an AIC (the loop without one
+# of its weak links), tried earlier: in `explain` they could never fire, so only
+# `all_steps` (a player's view of every pattern) looks for them.
+ONLY_IN_ALL_STEPS = {"continuous nice loop", "grouped continuous nice loop"}
 # HoDoKu-like set without chains (HoDoKu counts the turbot fish among its single-digit
 # patterns, not its chains): what "logic without chains" means in bench/logic.py.
-CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + ("unique rectangle",)
+CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + (
+    "unique rectangle",
+    "hidden rectangle",
+    "BUG+1",
+)
 
 
 @dataclass
@@ -225,7 +263,7 @@ def explain(
     solution = found[0]
     start = _puzzle_grid(puzzle)
     grid = start.copy()
-    chosen = _selected(techniques, unique)
+    chosen = [(n, t) for n, t in _selected(techniques, unique) if n not in ONLY_IN_ALL_STEPS]
     steps: list[Step] = []
     snapshots: list[Candidates] = []
     logic_values, logic_grid = None, None
@@ -259,13 +297,66 @@ def explain(
     )
 
 
+def _state_and_uniqueness(state, unique: bool | None) -> tuple[Candidates, bool]:
+    """A pencil-mark state (kept as the player left it) or a puzzle's fresh marks, and
+    whether uniqueness techniques may be used (asked of the solver when not told)."""
+    from solver.grid import Puzzle
+
+    if isinstance(state, Candidates):
+        grid = state
+        if unique is None:
+            puzzle = Puzzle(grid.geometry, grid.values, grid.alphabet)
+            unique = len(_checked_solutions(puzzle)) == 1
+        return grid, unique
+    puzzle = _as_puzzle(state)
+    if unique is None:
+        unique = len(_checked_solutions(puzzle)) == 1
+    return _puzzle_grid(puzzle), unique
+
+
+def all_steps(
+    state,
+    techniques: Sequence[str] | None = None,
+    *,
+    unique: bool | None = None,
+) -> list[Step]:
+    """Every distinct deduction available in `state`, easiest technique first.
+
+    `state` is a `Candidates` pencil-mark state (a player's own marks, see
+    `solver.logic.pencilmarks`), a `Puzzle` or puzzle text. Every finder yields every
+    instance it sees; steps of the same technique making the same changes are merged (the
+    first, simplest explanation is kept). `unique` says whether the puzzle has one
+    solution (uniqueness techniques need it); None asks the solver. Like HoDoKu's "all
+    steps" panel: what a player could do next, not a path to the solution.
+
+    >>> steps = all_steps("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........")
+    >>> steps[0].technique, len(steps) > 3
+    ('hidden single', True)
+    """
+    grid, unique = _state_and_uniqueness(state, unique)
+    found: dict[tuple, Step] = {}
+    for _name, technique in _selected(techniques, unique):
+        for step in technique(grid):
+            key = (step.technique, frozenset(step.placements), frozenset(step.eliminations))
+            found.setdefault(key, step)
+    return list(found.values())
+
+
 def hint(puzzle, *, techniques: Sequence[str] | None = None) -> Step | None:
     """The next useful step for `puzzle` (the easiest technique that makes progress), a
-    marked guess when logic is stuck, or None when the puzzle is already full."""
-    puzzle = _as_puzzle(puzzle)
-    grid = _puzzle_grid(puzzle)
+    marked guess when logic is stuck, or None when the puzzle is already full. `puzzle`
+    may be a `Candidates` state: a player's own pencil marks."""
+    if isinstance(puzzle, Candidates):  # a player's own pencil marks
+        from solver.grid import Puzzle
+
+        grid = puzzle
+        puzzle = Puzzle(grid.geometry, grid.values, grid.alphabet)
+    else:
+        puzzle = _as_puzzle(puzzle)
+        grid = _puzzle_grid(puzzle)
     if grid.is_solved:
         return None
     found = _checked_solutions(puzzle)
-    batch = next_steps(grid, _selected(techniques, len(found) == 1))
+    chosen = _selected(techniques, len(found) == 1)
+    batch = next_steps(grid, [(n, t) for n, t in chosen if n not in ONLY_IN_ALL_STEPS])
     return batch[0] if batch else _guess(grid, found[0])

@@ -89,3 +89,114 @@ def fish(grid: Candidates, k: int) -> Iterator[Step]:
                     units=tuple(rows) + tuple(cols),
                     digits=(d + 1,),
                 )
+
+
+FINNED_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
+
+
+@per_geometry
+def _fin_boxes(geometry: Geometry) -> list[list[tuple[list[int], int, frozenset[int]]]]:
+    """Per line family (as `line_families` orders them): every box as (its cells, the
+    cover lines it crosses as a bit mask, the base lines it crosses)."""
+    lay = layout(geometry)
+    boxes = [geometry.units[u] for u, kind in enumerate(lay.kind) if kind == "box"]
+    result = []
+    for base, _cover, cover_of in line_families(geometry):
+        per_box = []
+        for box in boxes:
+            cols = {cover_of[c] for c in box if c in cover_of}
+            crossed = frozenset(u for u in base if set(geometry.units[u]) & set(box))
+            if cols:
+                per_box.append((list(box), sum(1 << i for i in cols), crossed))
+        result.append(per_box)
+    return result
+
+
+def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
+    """Finned and sashimi fish of size k: k base lines whose places for a digit fall in k
+    cover lines except for some *fins*, all inside one box.
+
+    If no fin held the digit, the base lines would form a plain fish and the cover lines
+    would lose the digit elsewhere; if a fin holds it, every cell seeing all the fins loses
+    it. Either way a cell that is in a cover line, outside the base lines, and in the fins'
+    box cannot hold the digit. It is *sashimi* when some base line has at most one place
+    inside the cover lines (without its fins it would not look like a fish at all).
+    Needs rows, columns and boxes (every square or rectangular board, each clover grid).
+    The search works on bit masks of cover lines: a box's fins are what is left of the
+    base lines' places once k cover lines hold all the places outside that box.
+    """
+    units = grid.geometry.units
+    marks = grid.marks
+    families = line_families(grid.geometry)
+    for (base, cover, cover_of), boxes in zip(families, _fin_boxes(grid.geometry), strict=True):
+        width = max((bin(m).count("1") for _, m, _ in boxes), default=0)
+        for d in range(grid.geometry.size):
+            spots: dict[int, int] = {}
+            for u in base:
+                where = 0
+                for c in units[u]:
+                    if marks[c, d]:
+                        where |= 1 << cover_of[c]
+                if where and where.bit_count() <= k + width:
+                    spots[u] = where
+            if len(spots) < k:
+                continue
+            for rows in combinations(spots, k):
+                union = 0
+                for u in rows:
+                    union |= spots[u]
+                if union.bit_count() <= k:
+                    continue  # a plain fish (or less): not finned
+                for box, box_cols, crossed in boxes:
+                    required = 0
+                    for u in rows:
+                        required |= spots[u] & ~box_cols if u in crossed else spots[u]
+                    if required.bit_count() > k or not union & box_cols & ~required:
+                        continue
+                    yield from _finned_in(
+                        grid, d, k, rows, spots, union, box, box_cols, required, cover
+                    )
+
+
+def _finned_in(grid, d, k, rows, spots, union, box, box_cols, required, cover):
+    marks = grid.marks
+    units = grid.geometry.units
+    base_cells = {c for u in rows for c in units[u]}
+    in_box = [c for c in box if c in base_cells and marks[c, d]]
+    free = k - required.bit_count()
+    extra_choices = [1 << i for i in range(len(cover)) if (union & box_cols & ~required) >> i & 1]
+    for extra in combinations(extra_choices, min(free, len(extra_choices))):
+        covered = required | sum(extra)
+        if covered.bit_count() != k or any(not spots[u] & covered for u in rows):
+            continue
+        cover_lines = [cover[i] for i in range(len(cover)) if covered >> i & 1]
+        cover_cells = {c for v in cover_lines for c in units[v]}
+        fins = [c for c in in_box if c not in cover_cells]
+        if not fins:
+            continue
+        gone = tuple(
+            (c, d + 1)
+            for c in sorted(box)
+            if c in cover_cells and c not in base_cells and marks[c, d]
+        )
+        if gone:
+            yield _finned_step(grid, d + 1, k, rows, cover_lines, spots, covered, fins, gone)
+
+
+def _finned_step(grid, digit, k, rows, cover_lines, spots, covered, fins, gone) -> Step:
+    sashimi = any((spots[u] & covered).bit_count() <= 1 for u in rows)
+    name = ("sashimi " if sashimi else "finned ") + FINNED_NAMES[k]
+    sym = grid.symbol(digit)
+    base_names = ", ".join(grid.unit_name(u) for u in rows)
+    cover_names = ", ".join(grid.unit_name(v) for v in cover_lines)
+    return Step(
+        name,
+        f"{name} on {sym}: in {base_names} the {sym}s lie in {cover_names} except for the "
+        f"fin{'s' if len(fins) > 1 else ''} {cell_list(grid, fins)}; either a fin is {sym} "
+        f"or the cover lines get their {sym}s from the base lines, so a cover cell that "
+        f"sees every fin cannot be {sym}: {elimination_text(grid, gone)}",
+        eliminations=gone,
+        cells=tuple(fins),
+        units=tuple(rows) + tuple(cover_lines),
+        digits=(digit,),
+    )

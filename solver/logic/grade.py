@@ -1,49 +1,82 @@
-"""Difficulty: a named level from the hardest technique, a score from all the steps.
+"""Difficulty on HoDoKu's scale: a level from the hardest technique, a score from every step.
 
-Each technique has a level and a weight. The grade's level is the level of the hardest
-technique the explanation needed; the score adds up the weights of every step, so it
-grows with both the hardest technique and the number of steps (the way HoDoKu scores a
-puzzle; the weights below follow HoDoKu's defaults in spirit, scaled to our technique set).
+HoDoKu grades a puzzle easy, medium, hard, unfair or extreme: each technique has a level
+and a weight, the puzzle's level is that of its hardest step and its score the sum of the
+weights of all steps. The table below is the one place that says both. Weights follow
+HoDoKu 2.2's default step scores where HoDoKu has the technique (singles 4-14, locked
+candidates 50, subsets 60-150, fish 100-470, wings 140-260, uniqueness 100-110, chains
+260-300, forcing chains 500); where the project names a technique HoDoKu lacks (forcing
+chains of this engine's cell/unit kind, the marked guess) the weight is the nearest
+HoDoKu entry, said beside it. Levels mirror HoDoKu's default difficulty of each technique.
+
+The project's own "guess" level sits above extreme: logic alone could not finish (HoDoKu
+would fall back to brute force, which it grades extreme). Before this table, the project
+called unfair "expert"; `PROJECT_LEVELS` maps old names onto the scale.
 
 >>> grade_steps(["hidden single", "naked single"]).level
 'easy'
+>>> grade_steps(["hidden single", "AIC"]).level
+'unfair'
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-LEVELS = ("easy", "medium", "hard", "expert", "extreme", "guess")
+LEVELS = ("easy", "medium", "hard", "unfair", "extreme", "guess")
+PROJECT_LEVELS = {"expert": "unfair"}  # earlier project level -> HoDoKu's
 
-# technique -> (level, weight per step)
+# technique -> (level, weight per step); HoDoKu's defaults unless noted
 TECHNIQUES: dict[str, tuple[str, int]] = {
     "full house": ("easy", 4),
     "naked single": ("easy", 4),
     "hidden single": ("easy", 14),
     "locked candidates (pointing)": ("medium", 50),
     "locked candidates (claiming)": ("medium", 50),
-    "locked candidates": ("medium", 50),
+    "locked candidates": ("medium", 50),  # other unit pairs (diagonal, clover): as above
     "naked pair": ("medium", 60),
     "hidden pair": ("medium", 70),
     "naked triple": ("medium", 80),
-    "hidden triple": ("hard", 100),
+    "hidden triple": ("medium", 100),
     "naked quad": ("hard", 120),
     "hidden quad": ("hard", 150),
-    "X-wing": ("hard", 140),
-    "swordfish": ("expert", 150),
-    "jellyfish": ("expert", 160),
+    "X-wing": ("hard", 100),
+    "swordfish": ("hard", 140),
+    "jellyfish": ("hard", 180),
+    "finned X-wing": ("hard", 130),
+    "sashimi X-wing": ("hard", 150),
+    "finned swordfish": ("unfair", 200),
+    "sashimi swordfish": ("unfair", 240),
+    "finned jellyfish": ("unfair", 250),
+    "sashimi jellyfish": ("unfair", 260),
+    "skyscraper": ("hard", 130),
+    "two-string kite": ("hard", 150),
+    "turbot fish": ("hard", 120),
+    "empty rectangle": ("hard", 120),
     "XY-wing": ("hard", 160),
-    "XYZ-wing": ("expert", 180),
-    "W-wing": ("expert", 150),
-    "turbot fish": ("hard", 130),
-    "simple colouring": ("expert", 150),
-    "X-chain": ("expert", 260),
-    "XY-chain": ("expert", 260),
-    "unique rectangle": ("hard", 100),
+    "XYZ-wing": ("hard", 180),
+    "W-wing": ("hard", 150),
+    "simple colouring": ("hard", 150),
+    "unique rectangle type 1": ("hard", 100),
+    "unique rectangle type 2": ("hard", 100),
+    "unique rectangle type 3": ("hard", 100),
+    "unique rectangle type 4": ("hard", 100),
+    "unique rectangle type 5": ("hard", 100),
+    "unique rectangle type 6": ("hard", 100),
+    "hidden rectangle": ("hard", 100),
+    "BUG+1": ("medium", 100),
+    "X-chain": ("unfair", 260),
+    "XY-chain": ("unfair", 260),
+    "AIC": ("unfair", 280),
+    "nice loop": ("unfair", 280),
+    "continuous nice loop": ("unfair", 280),
+    "grouped AIC": ("unfair", 300),
+    "grouped nice loop": ("unfair", 300),
+    "grouped continuous nice loop": ("unfair", 300),
     "forcing chain (contradiction)": ("extreme", 500),
-    "forcing chain (cell)": ("extreme", 500),
-    "forcing chain (unit)": ("extreme", 500),
-    "guess": ("guess", 2000),
+    "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
+    "forcing chain (unit)": ("extreme", 500),  # HoDoKu's forcing chain verity
+    "guess": ("guess", 2000),  # HoDoKu's brute force is 10000 and extreme; see above
 }
 
 
@@ -58,7 +91,7 @@ class Grade:
 
 
 def level_rank(level: str) -> int:
-    return LEVELS.index(level)
+    return LEVELS.index(PROJECT_LEVELS.get(level, level))
 
 
 def grade_steps(techniques: list[str]) -> Grade:

@@ -58,3 +58,20 @@ def format_explanation(explanation: Explanation, *, candidates: bool = False) ->
             mark = "  [guess]" if step.technique == "guess" else ""
             lines.append(f"  {number:>{width}}. {step.text}{mark}")
     return "\n".join(lines)
+
+
+def format_all_steps(steps) -> str:
+    """Every available step grouped by technique, easiest first, like HoDoKu's "all
+    steps" panel: a heading with the count, then one line per step."""
+    groups: dict[str, list] = {}
+    for step in steps:
+        groups.setdefault(step.technique, []).append(step)
+    if not groups:
+        return "no technique applies"
+    lines = []
+    for technique, group in groups.items():
+        if lines:
+            lines.append("")
+        lines.append(f"{technique} ({len(group)})")
+        lines.extend(f"  - {step.text}" for step in group)
+    return "\n".join(lines)

@@ -1,0 +1,503 @@
+"""One alternating-inference graph for every chain: X-chain, XY-chain, AIC, nice loops,
+and their grouped forms.
+
+A *node* is a digit in a cell, or in a *group*: the cells of a box-line intersection that
+still hold the digit ("the digit is somewhere in these cells"). Links between nodes:
+
+- strong (``=``): exactly one of the two is true: a unit whose places for the digit are
+  the two nodes, or the two digits of a two-candidate cell;
+- weak (``-``): not both: the same digit in nodes that see each other, or two digits of
+  one cell (every strong link here is also weak).
+
+Read as implications on *literals* (node true, node false), a strong link takes "a is
+false" to "b is true" and a weak link takes "a is true" to "b is false", so every walk in
+the literal graph alternates strong and weak links: it *is* an alternating chain. The
+search finds, for every pair of literals, the shortest such walk, level by level over
+bit-packed start sets (all starts at once, numpy), and reads conclusions off it:
+
+- ``not s => n`` (an AIC from s to n): s or n is true. Same digit: a cell seeing both
+  cannot hold it (type 1: X-chain when all links are on one digit, XY-chain when every
+  strong link is a two-candidate cell). Different digits in cells that see each other:
+  neither cell holds the other's digit (type 2); in the same cell: it holds one of the two.
+- ``s => not s`` (a discontinuous nice loop): s is false; ``not s => s``: s is true.
+
+The techniques below search restricted graphs (X-chain: one digit; XY-chain:
+two-candidate cells) so each step carries the name a player knows; all use only units and
+"sees", so they work on every geometry; groups need boxes and lines.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.logic.candidates import Candidates, per_geometry
+from solver.logic.step import Step, cell_list, elimination_text
+
+MAX_LINKS = 20
+
+
+@dataclass
+class Graph:
+    nodes: list[tuple[tuple[int, ...], int]]  # (cells, digit)
+    strong: set[tuple[int, int]]
+    weak: set[tuple[int, int]]
+    groups: bool
+
+
+def _node_index(nodes, key):
+    return nodes.setdefault(key, len(nodes))
+
+
+@per_geometry
+def _peer_masks(geometry) -> list[int]:
+    """Each cell's peers as an int bit mask."""
+    return [sum(1 << p for p in peers) for peers in geometry.peers]
+
+
+def build_graph(
+    grid: Candidates,
+    *,
+    in_cell: bool = True,
+    conjugates: bool = True,
+    bivalue_only: bool = False,
+    groups: bool = False,
+) -> Graph:
+    """The nodes and links of `grid`'s pencil marks, restricted as the technique needs."""
+    g = grid.geometry
+    marks = grid.marks
+    counts = marks.sum(axis=1)
+    index: dict[tuple[tuple[int, ...], int], int] = {}
+    cells_ok = (counts == 2) if bivalue_only else (counts > 0)
+    for c in np.flatnonzero(cells_ok):
+        for d in np.flatnonzero(marks[c]):
+            _node_index(index, ((int(c),), int(d) + 1))
+    strong: set[tuple[int, int]] = set()
+    weak: set[tuple[int, int]] = set()
+
+    def link(kind, a, b):
+        if a != b:
+            kind.add((min(a, b), max(a, b)))
+
+    if in_cell:
+        for c in np.flatnonzero(cells_ok):
+            ds = [int(d) + 1 for d in np.flatnonzero(marks[c])]
+            ids = [index[((int(c),), d)] for d in ds]
+            for i, a in enumerate(ids):
+                for b in ids[i + 1 :]:
+                    link(weak, a, b)
+            if len(ids) == 2:
+                link(strong, ids[0], ids[1])
+    if groups:
+        _add_groups(grid, index)
+    nodes = list(index)
+    # weak links on one digit: disjoint nodes whose cells all see each other (cell sets
+    # as int bit masks: plain integer work, no BLAS threads on a busy machine)
+    peers = _peer_masks(g)
+    by_digit: dict[int, list[tuple[int, int, int]]] = {}
+    full = (1 << g.n_cells) - 1
+    for i, (cells, d) in enumerate(nodes):
+        member, seen = 0, full
+        for c in cells:
+            member |= 1 << c
+            seen &= peers[c]
+        by_digit.setdefault(d, []).append((i, member, seen))
+    for group in by_digit.values():
+        for x, (a, ma, sa) in enumerate(group):
+            for b, mb, sb in group[x + 1 :]:
+                if not ma & mb and not ma & ~sb and not mb & ~sa:
+                    weak.add((a, b))
+    if conjugates:
+        for u, unit in enumerate(g.units):
+            for d in range(g.size):
+                places = tuple(c for c in unit if marks[c, d])
+                for x, y in _two_parts(grid, u, places) if groups else _pairs(places):
+                    a, b = index.get((x, d + 1)), index.get((y, d + 1))
+                    if a is not None and b is not None:
+                        link(strong, a, b)
+                        link(weak, a, b)
+    return Graph(nodes, strong, weak, groups)
+
+
+def _pairs(places):
+    if len(places) == 2:
+        yield (places[0],), (places[1],)
+
+
+def _share(grid: Candidates, cells, kinds) -> bool:
+    """Do `cells` lie together in a unit of one of `kinds` (a single cell always does)?"""
+    if len(cells) == 1:
+        return True
+    kind = grid.layout.kind
+    units_of = grid.geometry.units_of
+    common = set(units_of[cells[0]])
+    for c in cells[1:]:
+        common &= set(units_of[c])
+    return any(kind[u] in kinds for u in common)
+
+
+def _two_parts(grid: Candidates, unit: int, places):
+    """Splits of a unit's places for a digit into two nodes (cells or groups)."""
+    if len(places) < 2:
+        return
+    if len(places) == 2:
+        yield (places[0],), (places[1],)
+    if len(places) > 6:
+        return
+    kind = grid.layout.kind[unit]
+    units_of = grid.geometry.units_of
+    seen = set()
+    for c in places:
+        for u in units_of[c]:
+            if u == unit or grid.layout.kind[u] not in ("row", "column", "box"):
+                continue
+            if kind != "box" and grid.layout.kind[u] != "box":
+                continue
+            part = tuple(p for p in places if u in units_of[p])
+            rest = tuple(p for p in places if p not in part)
+            if not rest or (part, rest) in seen or (rest, part) in seen:
+                continue
+            ok = _share(grid, rest, ("box",) if kind != "box" else ("row", "column"))
+            if ok and (len(part) > 1 or len(rest) > 1):
+                seen.add((part, rest))
+                yield part, rest
+
+
+def _add_groups(grid: Candidates, index) -> None:
+    """Group nodes: a box-line intersection holding the digit in two or more cells."""
+    g = grid.geometry
+    kind = grid.layout.kind
+    boxes = [u for u, k in enumerate(kind) if k == "box"]
+    lines = [u for u, k in enumerate(kind) if k in ("row", "column")]
+    for b in boxes:
+        box = set(g.units[b])
+        for u in lines:
+            common = [c for c in g.units[u] if c in box]
+            if len(common) < 2:
+                continue
+            for d in range(g.size):
+                cells = tuple(c for c in common if grid.marks[c, d])
+                if len(cells) >= 2:
+                    _node_index(index, (cells, d + 1))
+
+
+# -- the search --------------------------------------------------------------------------
+
+
+@dataclass
+class Reach:
+    graph: Graph
+    dist: np.ndarray  # dist[start literal, target literal]: links of the shortest walk, 0 none
+    succ: list[list[tuple[int, str]]]  # literal -> [(next literal, "=" or "-")]
+
+
+def _literals(graph: Graph) -> list[list[tuple[int, str]]]:
+    n = len(graph.nodes)
+    succ: list[list[tuple[int, str]]] = [[] for _ in range(2 * n)]
+    # literal i: node i true; literal n + i: node i false
+    for a, b in graph.strong:
+        succ[n + a].append((b, "="))
+        succ[n + b].append((a, "="))
+    for a, b in graph.weak:
+        succ[a].append((n + b, "-"))
+        succ[b].append((n + a, "-"))
+    return succ
+
+
+def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
+    """Shortest alternating walk between every pair of literals, all starts at once: the
+    start sets are bit-packed rows, and one level ORs them along every literal edge."""
+    succ = _literals(graph)
+    m = len(succ)
+    src = np.array([a for a in range(m) for b, _ in succ[a]], dtype=np.intp)
+    dst = np.array([b for a in range(m) for b, _ in succ[a]], dtype=np.intp)
+    dist = np.zeros((m, m), dtype=np.int16)
+    if m == 0 or src.size == 0:
+        return Reach(graph, dist, succ)
+    order = np.argsort(dst, kind="stable")
+    src, dst = src[order], dst[order]
+    targets, first = np.unique(dst, return_index=True)
+    # frontier[t] = set of starts whose walks of the current length end at t, as bits
+    # packed into 64-bit words
+    words = -(-m // 64)
+    eye = np.zeros((m, words * 64), dtype=bool)
+    eye[np.arange(m), np.arange(m)] = True
+    frontier = np.packbits(eye, axis=1).view(np.uint64)
+    seen = np.zeros_like(frontier)
+    dist_t = dist.T  # [target, start] view
+    for level in range(1, max_links + 1):
+        nxt = np.zeros_like(frontier)
+        nxt[targets] = np.bitwise_or.reduceat(frontier[src], first, axis=0)
+        new = nxt & ~seen
+        rows = np.flatnonzero(new.any(axis=1))
+        if rows.size == 0:
+            break
+        seen |= new
+        fresh = np.unpackbits(new[rows].view(np.uint8), axis=1, count=m).astype(bool)
+        block = dist_t[rows]
+        block[fresh] = level
+        dist_t[rows] = block
+        frontier = nxt
+    return Reach(graph, dist, succ)
+
+
+def walk(r: Reach, start: int, target: int, avoid=()) -> list[tuple[int, str]]:
+    """The literals of a shortest walk from `start` to `target` (different literals), each
+    with the link ("=" or "-") that leads into it, never through `avoid`; [] if none."""
+    parent: dict[int, tuple[int, str] | None] = {start: None}
+    for lit in avoid:
+        parent.setdefault(lit, None)
+    queue = deque([start])
+    while queue and target not in parent:
+        lit = queue.popleft()
+        for nxt, kind in r.succ[lit]:
+            if nxt not in parent:
+                parent[nxt] = (lit, kind)
+                queue.append(nxt)
+    if target not in parent:
+        return []
+    path = []
+    lit = target
+    while parent[lit] is not None:
+        prev, kind = parent[lit]
+        path.append((lit, kind))
+        lit = prev
+    path.append((start, ""))
+    return path[::-1]
+
+
+# -- conclusions ---------------------------------------------------------------------------
+
+
+def _node_text(grid: Candidates, node) -> str:
+    cells, digit = node
+    return "|".join(grid.name(c) for c in cells) + f"({grid.symbol(digit)})"
+
+
+def chain_text(grid: Candidates, r: Reach, path) -> str:
+    n = len(r.graph.nodes)
+    parts = []
+    for lit, kind in path:
+        text = _node_text(grid, r.graph.nodes[lit % n])
+        parts.append(f"{kind} {text}" if kind else text)
+    return " ".join(parts)
+
+
+def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) -> Iterator[tuple]:
+    """(links, start literal, target literal, placements, eliminations, what) for every
+    conclusion, shortest first, one per distinct set of changes."""
+    graph = r.graph
+    nodes = graph.nodes
+    n = len(nodes)
+    if n == 0:
+        return
+    sees = grid.layout.sees
+    marks = grid.marks
+    found = []
+    if "ends" in kinds:
+        sub = r.dist[n:, :n]  # [false start s, true target t]: not s => t
+        s_idx, t_idx = np.nonzero(sub)
+        digits = np.array([d for _, d in nodes])
+        sees_all = np.array([sees[list(cells)].all(axis=0) for cells, _ in nodes])
+        inside = np.zeros((n, grid.geometry.n_cells), dtype=bool)
+        for i, (cells, _) in enumerate(nodes):
+            inside[i, list(cells)] = True
+        same = (digits[s_idx] == digits[t_idx]) & (s_idx != t_idx)
+        a, b = s_idx[same], t_idx[same]
+        hit = sees_all[a] & sees_all[b] & ~inside[a] & ~inside[b]
+        hit &= marks[:, digits[a] - 1].T
+        for k in np.flatnonzero(hit.any(axis=1)):
+            d = int(digits[a[k]])
+            gone = tuple((int(c), d) for c in np.flatnonzero(hit[k]))
+            found.append((int(sub[a[k], b[k]]), n + a[k], b[k], (), gone, "ends"))
+        other = digits[s_idx] != digits[t_idx]
+        for s, t in zip(s_idx[other], t_idx[other], strict=True):
+            (cs, x), (ct, y) = nodes[s], nodes[t]
+            if len(cs) != 1 or len(ct) != 1:
+                continue
+            A, B = cs[0], ct[0]
+            if A == B:
+                gone = tuple((A, e) for e in grid.digits_of(A) if e not in (x, y))
+            elif sees[A, B]:
+                gone = tuple(p for p in ((A, y), (B, x)) if marks[p[0], p[1] - 1])
+            else:
+                continue
+            if gone:
+                found.append((int(sub[s, t]), n + s, t, (), gone, "ends2"))
+    if "loop" in kinds:
+        for i, (cells, d) in enumerate(nodes):
+            if r.dist[i, n + i]:  # s => not s
+                gone = tuple((c, d) for c in cells)
+                found.append((int(r.dist[i, n + i]), i, n + i, (), gone, "false"))
+            if len(cells) == 1 and r.dist[n + i, i]:  # not s => s: the cell holds d
+                gone = tuple((cells[0], e) for e in grid.digits_of(cells[0]) if e != d)
+                if gone:
+                    found.append((int(r.dist[n + i, i]), n + i, i, (), gone, "true"))
+    if "cycle" in kinds:
+        found.extend(_continuous_loops(grid, r))
+    # one strong link (or a three-link loop) is a locked candidate or a subset, found
+    # earlier under its own name: a chain has at least three links, a loop four
+    found = [f for f in found if f[0] >= (3 if f[5] in ("ends", "ends2") else 4)]
+    found.sort(key=lambda item: (item[0], -len(item[3]) - len(item[4])))
+    seen = set()
+    for item in found:
+        key = (frozenset(item[3]), frozenset(item[4]))
+        if key not in seen:
+            seen.add(key)
+            yield item
+
+
+def _loops_through(r: Reach, node: int) -> Iterator[list[tuple[int, str]]]:
+    """Alternating cycles through `node` (true, then out by a weak link), one per weak
+    neighbour: the shortest walk back that avoids both nodes' literals on the way."""
+    n = len(r.graph.nodes)
+    for nxt, kind in r.succ[node]:
+        if not r.dist[nxt, node] or r.dist[nxt, node] < 3:
+            continue
+        avoid = {node, node + n, nxt, (nxt + n) % (2 * n)}
+        rest = walk(r, nxt, node, avoid=avoid - {node})
+        if rest:
+            yield [(node, ""), (nxt, kind)] + rest[1:]
+
+
+def _continuous_loops(grid: Candidates, r: Reach) -> list[tuple]:
+    """Continuous nice loops: a cycle of distinct, disjoint nodes alternating strong and
+    weak links. Counting shows every weak link of it joins exactly one true node, so a
+    weak link on one digit clears that digit from cells seeing both its nodes, and a weak
+    link inside a cell clears the cell's other digits."""
+    graph = r.graph
+    nodes = graph.nodes
+    n = len(nodes)
+    sees = grid.layout.sees
+    found = []
+    done: set[frozenset[int]] = set()
+    loops = ((i, c) for i in range(n) if r.dist[i, i] for c in _loops_through(r, i))
+    for i, cycle in loops:
+        lits = [lit for lit, _ in cycle[:-1]]
+        ids = [lit % n for lit in lits]
+        cands = [(c, nodes[k][1]) for k in ids for c in nodes[k][0]]
+        if len(set(ids)) != len(ids) or len(set(cands)) != len(cands) or len(ids) < 4:
+            continue
+        if frozenset(ids) in done:
+            continue
+        done.add(frozenset(ids))
+        gone = set()
+        inside = set(cands)
+        for (a, _), (b, kind) in zip(cycle, cycle[1:], strict=False):
+            if kind != "-":
+                continue
+            (ca, da), (cb, db) = nodes[a % n], nodes[b % n]
+            if da == db:
+                seen = sees[list(ca) + list(cb)].all(axis=0) & grid.marks[:, da - 1]
+                gone |= {(int(c), da) for c in np.flatnonzero(seen)}
+            elif len(ca) == 1 and ca == cb:
+                gone |= {(ca[0], e) for e in grid.digits_of(ca[0]) if e not in (da, db)}
+        gone -= inside
+        if gone:
+            found.append((len(cycle) - 1, i, cycle, (), tuple(sorted(gone)), "cycle"))
+    return found
+
+
+def _sentence(grid, r, path, start, target, what) -> str:
+    n = len(r.graph.nodes)
+    s = _node_text(grid, r.graph.nodes[start % n])
+    t = _node_text(grid, r.graph.nodes[target % n])
+    legend = "(= one of the two is true, - not both)"
+    text = chain_text(grid, r, path)
+    if what == "ends":
+        return f"{text} {legend}; {s} or {t} is true, so a cell seeing both cannot hold it"
+    if what == "ends2":
+        return f"{text} {legend}; {s} or {t} is true, so neither cell holds the other's digit"
+    if what == "cycle":
+        return (
+            f"{text} {legend}: a closed loop, so every weak link in it has exactly one true "
+            "end, and cells seeing both ends of one lose that digit"
+        )
+    if what == "false":
+        return f"{text} {legend}; supposing {s} true leads to it being false, so it is false"
+    return f"{text} {legend}; supposing {s} false leads to it being true, so it is true"
+
+
+_RECENT: dict[tuple, Reach] = {}
+
+
+def _reach_of(grid: Candidates, **options) -> Reach:
+    """The search for `grid` with graph `options`, kept for the state's other finders (AIC
+    and nice loops share one graph): keyed by the pencil marks themselves."""
+    key = (
+        grid.marks.tobytes(),
+        grid.geometry.name,
+        id(grid.geometry),
+        tuple(sorted(options.items())),
+    )
+    hit = _RECENT.get(key)
+    if hit is None:
+        if len(_RECENT) > 8:
+            _RECENT.clear()
+        hit = _RECENT[key] = reach(build_graph(grid, **options))
+    return hit
+
+
+def chain_steps(grid: Candidates, name: str, options: dict, kinds):
+    r = _reach_of(grid, **options)
+    graph = r.graph
+    for _links, start, target, placements, gone, what in conclusions(grid, r, kinds=kinds):
+        path = target if what == "cycle" else walk(r, int(start), int(target))
+        text = _sentence(grid, r, path, int(start), path[-1][0], what)
+        changes = (
+            elimination_text(grid, gone)
+            if gone
+            else (f"places {cell_list(grid, [c for c, _ in placements])}")
+        )
+        n = len(graph.nodes)
+        yield Step(
+            name,
+            f"{name}: {text}: {changes}",
+            placements=tuple(placements),
+            eliminations=tuple(gone),
+            cells=tuple(dict.fromkeys(c for lit, _ in path for c in graph.nodes[lit % n][0])),
+            digits=tuple(sorted({graph.nodes[lit % n][1] for lit, _ in path})),
+        )
+
+
+def x_chains(grid: Candidates) -> Iterator[Step]:
+    """One digit, conjugate pairs and cells that see each other."""
+    return chain_steps(grid, "X-chain", {"in_cell": False}, kinds=("ends",))
+
+
+def xy_chains(grid: Candidates) -> Iterator[Step]:
+    """Two-candidate cells joined by a shared digit."""
+    options = {"conjugates": False, "bivalue_only": True}
+    return chain_steps(grid, "XY-chain", options, kinds=("ends",))
+
+
+def aics(grid: Candidates) -> Iterator[Step]:
+    """Alternating inference chains: any strong and weak links, single cells."""
+    return chain_steps(grid, "AIC", {}, kinds=("ends", "ends2"))
+
+
+def nice_loops(grid: Candidates) -> Iterator[Step]:
+    """Discontinuous nice loops: a candidate that proves itself false (or true)."""
+    return chain_steps(grid, "nice loop", {}, kinds=("loop",))
+
+
+def continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
+    """Closed loops: each of their eliminations is also an AIC's (the loop minus one weak
+    link), so `explain` skips them; `all_steps` shows them as players know them."""
+    return chain_steps(grid, "continuous nice loop", {}, kinds=("cycle",))
+
+
+def grouped_continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
+    options = {"groups": True}
+    return chain_steps(grid, "grouped continuous nice loop", options, kinds=("cycle",))
+
+
+def grouped_aics(grid: Candidates) -> Iterator[Step]:
+    return chain_steps(grid, "grouped AIC", {"groups": True}, kinds=("ends", "ends2"))
+
+
+def grouped_nice_loops(grid: Candidates) -> Iterator[Step]:
+    return chain_steps(grid, "grouped nice loop", {"groups": True}, kinds=("loop",))

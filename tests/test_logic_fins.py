@@ -1,0 +1,63 @@
+"""Finned and sashimi fish: exact eliminations on crafted grids, 9x9 and 16x16."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.geometry import standard
+from solver.logic import all_steps
+from solver.logic.candidates import Candidates
+
+
+def open_grid(n: int) -> Candidates:
+    g = standard(n)
+    size = g.size
+    return Candidates(g, np.zeros(g.n_cells, np.int8), np.ones((g.n_cells, size), bool), "0" * size)
+
+
+def keep_in_row(grid: Candidates, digit: int, row: int, cols: set[int]) -> None:
+    """Digit `digit` may stay in `row` only at `cols` (0-based)."""
+    g = grid.geometry
+    for c in range(g.cols):
+        if c not in cols:
+            grid.marks[g.cell_at[(row, c)], digit - 1] = False
+
+
+def finned_eliminations(grid: Candidates, technique: str) -> set[tuple[tuple[int, int], int]]:
+    g = grid.geometry
+    found = set()
+    for step in all_steps(grid, [technique], unique=True):
+        found |= {(g.positions[c], d) for c, d in step.eliminations}
+    return found
+
+
+def test_finned_x_wing_on_16x16_removes_only_cells_seeing_the_fin():
+    grid = open_grid(4)  # 16x16, boxes 4x4
+    keep_in_row(grid, 1, 0, {0, 6})
+    keep_in_row(grid, 1, 1, {0, 1, 6})  # r2c2 is the fin, in box 1 with r2c1
+    steps = [s for s in all_steps(grid, ["finned X-wing"], unique=True) if s.digits == (1,)]
+    wanted = {((2, 0), 1), ((3, 0), 1)}  # column 1 inside box 1, below the base rows
+    g = grid.geometry
+    assert any({(g.positions[c], d) for c, d in s.eliminations} == wanted for s in steps)
+    assert all(s.technique in ("finned X-wing", "sashimi X-wing") for s in steps)
+
+
+def test_sashimi_x_wing_is_named_and_sound():
+    grid = open_grid(3)
+    keep_in_row(grid, 5, 0, {0, 6})
+    keep_in_row(grid, 5, 3, {0, 7, 8})  # no 5 at r4c7: sashimi, fins r4c8 and r4c9
+    g = grid.geometry
+    steps = [s for s in all_steps(grid, ["finned X-wing"], unique=True) if s.digits == (5,)]
+    sashimi = [s for s in steps if s.technique == "sashimi X-wing"]
+    assert any(
+        {(g.positions[c], d) for c, d in s.eliminations} == {((4, 6), 5), ((5, 6), 5)}
+        for s in sashimi
+    )
+
+
+def test_no_fin_no_finned_fish():
+    grid = open_grid(3)
+    keep_in_row(grid, 2, 0, {0, 6})
+    keep_in_row(grid, 2, 3, {0, 6})  # a plain X-wing: not finned
+    steps = [s for s in all_steps(grid, ["finned X-wing"], unique=True) if s.digits == (2,)]
+    assert not any({grid.geometry.positions[c][1] for c in s.cells} <= {0, 6} for s in steps)
