@@ -125,3 +125,22 @@ def test_error_statuses_are_explained(server, browser):
     page.wait_for_function("() => document.getElementById('message').className === 'error'")
     assert "not a photo" in page.inner_text("#message")
     page.close()
+
+
+def test_check_mode_shows_no_answer_on_the_board(server, browser):
+    photo = make_photo(33, size=(800, 600), **PLAIN)
+    givens = "".join(str(v) if v else "." for v in photo.givens.ravel())
+    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
+    page.goto(server.url + "/")
+    page.click(".modes [data-mode=check]")
+    assert page.get_attribute(".modes [data-mode=check]", "aria-checked") == "true"
+    with page.expect_response("**/v1/solve?mode=check") as checked:
+        page.set_input_files(
+            "#library",
+            files=[{"name": "photo.jpg", "mimeType": "image/jpeg", "buffer": photo.jpeg}],
+        )
+    body = json.loads(checked.value.body())
+    assert checked.value.status == 200 and body["mode"] == "check" and body["solution"] is None
+    page.wait_for_selector("#message.ok")
+    assert cell_values(page) == givens  # the printed digits and nothing more
+    page.close()

@@ -167,7 +167,8 @@ async function upload(file, attempt = 1) {
   try {
     const form = new FormData();
     form.append("image", await shrink(file), file.name || "photo.jpg");
-    response = await fetch(`/v1/solve?mode=${state.mode}`, {
+    const url = state.mode === "solve" ? "/v1/solve" : `/v1/solve?mode=${state.mode}`;
+    response = await fetch(url, {
       method: "POST",
       body: form,
       headers: { Accept: "application/json" },
