@@ -223,7 +223,7 @@ def correct(
     max_move_cost: float = 12.0,
     max_cost: float = 16.0,
     window: float = 4.0,
-    min_posterior: float = 0.8,
+    min_posterior: float = 0.95,
     max_tries: int = 3000,
     max_steps: int = 40_000,
     count: Callable[[np.ndarray, int], tuple[int, np.ndarray | None]] | None = None,
@@ -349,9 +349,10 @@ def change_costs(values: np.ndarray, logp: np.ndarray, drops: bool = True) -> np
     rival bound weighs by the probabilities alone)."""
     cells = np.arange(81)
     read = logp[cells, values.astype(np.int64)]
-    cost = np.maximum(read[:, None] - logp, 0.0)
+    cost = read[:, None] - logp  # below 0 where another value is likelier (rival bound)
     drop = np.array([removal_cost(x) for x in read])
     if drops:
+        cost = np.maximum(cost, 0.0)
         cost[:, 0] = np.where(values > 0, np.minimum(cost[:, 0], drop), cost[:, 0])
     cost[cells, values.astype(np.int64)] = np.inf  # not a change
     return cost
