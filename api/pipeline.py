@@ -362,7 +362,7 @@ def _failure_message(status: str, fix: Correction, read: np.ndarray, probs: np.n
                 f" (+{more} more)" if more > 0 else ""
             )
             head += " would make it unique"
-    if fix.status == "ambiguous":
+    if fix.status == "ambiguous" and not fix.completions:
         options = " or ".join(
             ", ".join(str(c) for c in rival) or "as read" for rival in fix.rivals[:2]
         )
