@@ -208,7 +208,7 @@ def plot(curves: dict[str, list[tuple[float, float, int]]], path: Path) -> None:
     colours = [(200, 80, 0), (0, 120, 255), (60, 160, 60), (160, 0, 160)]
     for i, (name, rows) in enumerate(curves.items()):
         colour = colours[i % len(colours)]
-        pts = [at(c, a) for c, a, _ in rows]
+        pts = [at(c, a) for c, a, _ in rows if c >= 0.5]  # the plot shows 0.5 to 1
         for a, b in zip(pts, pts[1:], strict=False):
             cv2.line(img, a, b, colour, 2, cv2.LINE_AA)
         for p in pts:
@@ -363,8 +363,8 @@ def main() -> None:
         )
         for c, a, n in rows:
             print(f"   bin mean confidence {c:.4f}  accuracy {a:.4f}  cells {n}")
-        curves[f"{engine} raw"] = rows
-        curves[f"{engine} T={temp:.2f}"] = rows_t
+        curves[f"{engine} as shipped"] = rows
+        curves[f"{engine} T={temp:.2f} (odd)"] = rows_t
 
         pools = Pools(photos)
         rng = np.random.default_rng(args.seed)
