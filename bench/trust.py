@@ -388,7 +388,7 @@ def main() -> None:
         for f in wrong_examples:
             print("   WRONG with faults:", ", ".join(f))
     plot(curves, args.plot)
-    print(f"\nreliability plot: {args.plot.relative_to(REPO)}")
+    print(f"\nreliability plot: {args.plot}")
 
 
 if __name__ == "__main__":
