@@ -40,6 +40,7 @@ import numpy as np
 
 FLOOR = 1e-6  # no reading is ever impossible: probabilities are floored here
 REMOVAL_COST = 6.0  # a read digit may be a fill-in or smudge: at least ~1 in 400
+MIN_INK = 0.25  # a digit is added only to a cell showing at least this evidence of ink
 
 
 def _peer_table() -> np.ndarray:
@@ -109,6 +110,10 @@ class Correction:
     elapsed_ms: float = 0.0
     note: str = ""
     rivals: tuple[tuple[Change, ...], ...] = field(default=())
+    # a several-solution reading: (cell, digits) where one added digit makes it unique,
+    # the cells with most ink first (the likely missed givens)
+    completions: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    unexplored: float = 0.0  # bound on the rival mass left unexplored (see rival_bound)
 
     @property
     def solved(self) -> bool:
@@ -162,16 +167,14 @@ def _disjoint_pairs(pairs: list[tuple[int, int]]) -> int:
 
 
 def _moves(
-    values: np.ndarray, logp: np.ndarray, per_cell: int, max_move_cost: float
+    cost: np.ndarray, values: np.ndarray, may_add: np.ndarray, per_cell: int, max_move_cost: float
 ) -> list[tuple[float, int, int]]:
     """(cost, cell, new value) of every plausible single-cell change, cheapest first: at
-    most `per_cell` per cell, none dearer than `max_move_cost`."""
+    most `per_cell` per cell, none dearer than `max_move_cost`, and a digit added to an
+    empty cell only where the photo shows ink (`may_add`)."""
+    cost = cost.copy()
+    cost[(values == 0) & ~may_add, 1:] = np.inf
     cells = np.arange(81)
-    read = logp[cells, values.astype(np.int64)]
-    cost = np.maximum(read[:, None] - logp, 0.0)
-    drop = np.array([removal_cost(x) for x in read])
-    cost[:, 0] = np.where(values > 0, np.minimum(cost[:, 0], drop), cost[:, 0])
-    cost[cells, values.astype(np.int64)] = np.inf  # not a change
     order = np.argsort(cost, axis=1, kind="stable")[:, :per_cell]
     picked = np.take_along_axis(cost, order, axis=1)
     keep = picked <= max_move_cost
@@ -213,35 +216,40 @@ def correct(
     givens: np.ndarray,
     probabilities: np.ndarray,
     *,
+    ink: np.ndarray | None = None,
+    min_ink: float = MIN_INK,
     max_changes: int = 5,
     per_cell: int = 3,
     max_move_cost: float = 12.0,
     max_cost: float = 16.0,
     window: float = 4.0,
-    min_posterior: float = 0.8,
-    min_window: float = 2.5,
+    min_posterior: float = 0.95,
     max_tries: int = 3000,
     max_steps: int = 40_000,
-    budget_ms: float = 60.0,
     count: Callable[[np.ndarray, int], tuple[int, np.ndarray | None]] | None = None,
 ) -> Correction:
-    """Most probable grid near the reading with exactly one solution.
+    """Most probable grid near the reading with exactly one solution, or a refusal.
 
     givens: (9, 9) or (81,) ints, 0 = empty, as read. probabilities: (9, 9, 10) or (81, 10),
-    column 0 = empty. At most `max_changes` cells change; the cost of a change set is minus the
-    log of the reading's probability ratio; sets costlier than `max_cost` are not tried. Once
-    a grid with one solution is found, every such grid up to `window` costlier is collected,
-    each weighs exp(-cost), and the solution with most weight is accepted only if it holds
-    `min_posterior` of the total (and, if the budget ran out, only if at least `min_window`
-    was searched). Work is bounded by `max_tries` solver calls, `max_steps` enumerated sets
-    and `budget_ms`. `count(values, limit) -> (n, first solution)` defaults to the solver's
-    numba counter.
+    column 0 = empty. ink: (81,) the photo's own evidence of a mark in each cell (0..1; the
+    reader's blob or the cell model's 1 - P(empty)); a digit is added only to a cell with
+    at least `min_ink` of it (default: 1 - P(empty) of `probabilities`). At most
+    `max_changes` cells change; the cost of a change set is minus the log of the reading's
+    probability ratio; sets costlier than `max_cost` are not tried. Once a grid with one
+    solution is found, every such grid up to `window` costlier is collected, every single
+    change is probed, and the rest of the space is bounded (`rival_bound`): the solution is
+    accepted only if it holds `min_posterior` of the found mass plus that bound. Work is
+    bounded by `max_tries` solver calls and `max_steps` enumerated sets, never by the clock,
+    so the answer is a function of the reading alone. `count(values, limit) -> (n, first
+    solution)` defaults to the solver's numba counter.
     """
     start = time.perf_counter()
     count = count or _default_counter()
     values = np.ascontiguousarray(np.asarray(givens).reshape(81), dtype=np.int8)
     probs = np.asarray(probabilities, dtype=np.float64).reshape(81, 10)
     logp = np.log(np.clip(probs, FLOOR, 1.0))
+    marked = 1.0 - probs[:, 0] if ink is None else np.asarray(ink, np.float64).reshape(81)
+    may_add = marked >= min_ink
     pairs = conflicting_pairs(values)
 
     def done(status: str, **kw) -> Correction:
@@ -255,19 +263,26 @@ def correct(
             status, read_count=read_count, conflicts=tuple(pairs), elapsed_ms=elapsed, **kw
         )
 
-    read_count, found = -1, []
+    read_count, found, first = -1, [], None
     if not pairs:
         read_count, first = count(values, 2)
         if read_count == 1:  # the reading itself is a proper sudoku: one candidate of many
             found = [(0.0, (), values, np.asarray(first, dtype=np.int8))]
             if max_changes <= 0 or max_tries <= 0:
                 return done("unique", solution=found[0][3])
+    completions = _completions(values, count) if read_count > 1 else ()
+    if read_count > 1:  # the likely missed givens: cells that would complete it, inked first
+        order = sorted(completions, key=lambda cd: -marked[cd[0]])
+        completions = tuple(order)
+    missed = dict(completions=completions)
     if max_changes <= 0 or max_tries <= 0:
-        return done("not_found", note="corrections were not asked for")
+        return done("not_found", note="corrections were not asked for", **missed)
     if _disjoint_pairs(pairs) > max_changes:  # each needs its own change: hopeless
-        return done("not_found", note=f"more than {max_changes} cells would have to change")
-    moves = _moves(values, logp, per_cell, max_move_cost)
-    found, explored, tried, out_of_budget = _search(
+        note = f"more than {max_changes} cells would have to change"
+        return done("not_found", note=note, **missed)
+    cost_table = change_costs(values, logp)
+    moves = _moves(cost_table, values, may_add, per_cell, max_move_cost)
+    found, tried, _ = _search(
         values,
         moves,
         pairs,
@@ -275,7 +290,6 @@ def correct(
         found,
         dict(max_changes=max_changes, max_cost=max_cost, window=window, max_tries=max_tries),
         max_steps,
-        lambda: (time.perf_counter() - start) * 1000 > budget_ms,
     )
 
     def changes(picked) -> tuple[Change, ...]:
@@ -286,40 +300,145 @@ def correct(
             for _, cell, v in sorted(picked, key=lambda m: m[1])
         )
 
+    if read_count > 1:
+        missed["suspects"] = tuple(c for c, _ in completions[:5]) or suspects(values, probs)
     if not found:
-        note = (
-            "no nearby reading within the search budget"
-            if out_of_budget
-            else "no nearby reading has exactly one solution"
-        )
-        return done("not_found", note=note, tried=tried)
+        return done("not_found", note="no nearby reading has exactly one solution", **missed)
     # Weigh each distinct solution by the probability of every reading that leads to it.
-    best_cost = found[0][0]
     mass: dict[bytes, float] = {}
     for cost, _, _, solution in found:
         key = solution.tobytes()
-        mass[key] = mass.get(key, 0.0) + math.exp(best_cost - cost)
-    winner = max(mass, key=mass.get)
-    posterior = mass[winner] / sum(mass.values())
+        mass[key] = mass.get(key, 0.0) + math.exp(-cost)
+    winner = max(mass, key=lambda k: (mass[k], k))
     cost, picked, grid, solution = next(f for f in found if f[3].tobytes() == winner)
-    rivals = tuple(changes(next(f for f in found if f[3].tobytes() == key)[1]) for key in mass)
-    work = dict(tried=tried, posterior=posterior, cost=cost)
+    # The rest of the space, seen from the winner's grid: single changes (allowed or not)
+    # are probed, larger sets bounded; weights relative to the winner, then to the reading.
+    changed = sorted({m[1] for m in picked})
+    winner_costs = change_costs(grid, logp, drops=False)
+    singles, probes = _probe_singles(grid, winner_costs, changed, count)
+    scale = math.exp(-cost)
+    known = {tuple((m[1], m[2]) for m in f[1]) for f in found}
+    for move, w, sol in singles:
+        if (move,) not in known:  # a rival (or a twin) the search did not reach
+            mass[sol] = mass.get(sol, 0.0) + w * scale
+    unexplored = rival_bound(winner_costs, grid, changed) * scale
+    posterior = mass[winner] / sum(mass.values())
+    first_of = {}
+    for f in found:
+        first_of.setdefault(f[3].tobytes(), f[1])
+    rivals = tuple(changes(picked_) for picked_ in first_of.values())
+    work = dict(tried=tried + probes, posterior=posterior, cost=cost, unexplored=unexplored)
+    if unexplored >= mass[winner]:
+        note = (
+            f"the readings not explored could outweigh the best one (up to {unexplored:.2g}"
+            f" against {mass[winner]:.2g})"
+        )
+        return done("ambiguous", rivals=rivals, note=note, **work, **missed)
     if posterior < min_posterior:
         note = f"several readings lead to different solutions (the likeliest has {posterior:.0%})"
-        return done("ambiguous", rivals=rivals, note=note, **work)
+        return done("ambiguous", rivals=rivals, note=note, **work, **missed)
     if not picked:  # the reading as it is, with no rival worth the name
         return done("unique", solution=solution, **work)
-    if out_of_budget and explored < best_cost + min_window:
-        note = "a correction was found but its rivals could not all be checked in time"
-        return done("not_found", rivals=rivals, note=note, **work)
     return done("corrected", values=grid, solution=solution, changes=changes(picked), **work)
 
 
-def _search(values, moves, pairs, count, found, limits, max_steps, over_time):
+def change_costs(values: np.ndarray, logp: np.ndarray, drops: bool = True) -> np.ndarray:
+    """(81, 10) cost of reading each cell as each value instead of what was read (inf for
+    the value read): minus the log of the probability ratio, a dropped digit at most
+    `removal_cost` when `drops` (the search's allowance for pencil marks and smudges; the
+    rival bound weighs by the probabilities alone)."""
+    cells = np.arange(81)
+    read = logp[cells, values.astype(np.int64)]
+    cost = read[:, None] - logp  # below 0 where another value is likelier (rival bound)
+    drop = np.array([removal_cost(x) for x in read])
+    if drops:
+        cost = np.maximum(cost, 0.0)
+        cost[:, 0] = np.where(values > 0, np.minimum(cost[:, 0], drop), cost[:, 0])
+    cost[cells, values.astype(np.int64)] = np.inf  # not a change
+    return cost
+
+
+def _completions(values: np.ndarray, count) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """Every empty cell where one added digit makes a several-solution grid unique, with
+    those digits: where a person can settle the reading in one tap. At most 81 x 9 solver
+    calls, fewer after the rule check."""
+    out = []
+    for cell in np.flatnonzero(values == 0):
+        taken = set(values[PEERS[cell]].tolist())
+        digits = []
+        for d in range(1, 10):
+            if d in taken:
+                continue
+            grid = values.copy()
+            grid[cell] = d
+            if count(grid, 2)[0] == 1:
+                digits.append(d)
+        if digits:
+            out.append((int(cell), tuple(digits)))
+    return tuple(out)
+
+
+def _probe_singles(grid, cost_table, changed, count):
+    """Every single change of the winner's grid that leads to another unique grid: a read
+    digit turned into another, or any change where the winner departed from the reading.
+    ((cell, value), weight relative to the winner, solution bytes) for those, and the
+    solver calls made. A lone added or dropped digit cannot change a unique grid's
+    solution, so those need no solver."""
+    out, calls = [], 0
+    for cell in range(81):
+        if grid[cell] == 0 and cell not in changed:
+            continue
+        held = set(grid[PEERS[cell]].tolist())
+        for v in range(10):
+            c = cost_table[cell, v]
+            if not np.isfinite(c) or (v in held and v) or (v == 0 and cell not in changed):
+                continue
+            trial = grid.copy()
+            trial[cell] = v
+            calls += 1
+            n, first = count(trial, 2)
+            if n == 1:
+                sol = np.asarray(first, dtype=np.int8).tobytes()
+                out.append(((cell, v), math.exp(-c), sol))
+    return out, calls
+
+
+def rival_bound(cost_table, grid, changed) -> float:
+    """An upper bound on the probability mass, relative to the winner's grid (which has one
+    solution), of every set of two or more changes to it that could lead to another
+    solution.
+
+    Every set of changes, one per cell, weighs the product of its moves' weights
+    exp(-cost); over all sets that is a product over cells of (1 + the cell's summed
+    weight). Two things no rival escapes make it tight enough to use: a digit that a peer
+    already holds needs that peer changed too (so its weight is multiplied by the peer's),
+    and a rival must hold a rival move (a read digit turned into another digit, or any
+    change where the winner departed from the reading), because added and dropped digits
+    alone keep a unique grid's solution or kill it. Single changes are probed exactly
+    (`_probe_singles`), so only sets of two or more are counted here.
+    """
+    weight = np.exp(-cost_table)  # inf cost -> 0
+    cell_weight = weight.sum(axis=1)
+    for cell in range(81):
+        held = grid[PEERS[cell]]
+        for v in range(1, 10):
+            if weight[cell, v] > 0 and (held == v).any():
+                weight[cell, v] *= cell_weight[PEERS[cell][held == v]].min()
+    rival = np.zeros((81, 10), bool)
+    rival[grid > 0, 1:] = True
+    rival[changed] = True
+    other = np.where(rival, 0.0, weight).sum(axis=1)
+    every = weight.sum(axis=1)
+    touching = math.exp(np.log1p(every).sum()) - math.exp(np.log1p(other).sum())
+    singles = float(np.where(rival, weight, 0.0).sum())
+    return max(0.0, touching - singles)
+
+
+def _search(values, moves, pairs, count, found, limits, max_steps):
     """Every grid with exactly one solution among the change sets cheaper than the first
     such grid's cost + `window` (and `max_cost`), cheapest first, after those in `found`;
-    how far (in cost) the enumeration got, the solver calls made, and whether the budget
-    stopped it."""
+    the solver calls made, and the probability mass of the sets of two or more changes it
+    examined (whatever they came to)."""
     max_changes, max_cost, window, max_tries = (
         limits[k] for k in ("max_changes", "max_cost", "window", "max_tries")
     )
@@ -329,15 +448,18 @@ def _search(values, moves, pairs, count, found, limits, max_steps, over_time):
     blockers = _Blockers(values, moves)
     found = list(found)  # (cost, moves, grid, solution)
     tried = steps = 0
+    examined = 0.0
     limit = min(max_cost, found[0][0]) + window if found else max_cost
-    explored = 0.0
     for total, chosen in _subsets_by_cost(costs, max_changes):
         if total > limit:
-            return found, total, tried, False
+            break
         steps += 1
-        if steps > max_steps or tried >= max_tries or (steps % 32 == 0 and over_time()):
-            return found, explored, tried, True
-        explored = total
+        if steps > max_steps or tried >= max_tries:
+            break
+        if len({moves[i][1] for i in chosen}) < len(chosen):
+            continue  # two values for one cell: not a reading
+        if len(chosen) > 1:
+            examined += math.exp(-total)
         if not _consistent(chosen, moves, blockers, must_touch, peers):
             continue
         grid = values.copy()
@@ -350,7 +472,7 @@ def _search(values, moves, pairs, count, found, limits, max_steps, over_time):
             found.append((total, picked, grid, np.asarray(first, dtype=np.int8)))
             if len(found) == 1:
                 limit = min(max_cost, total) + window
-    return found, math.inf, tried, False
+    return found, tried, examined
 
 
 class _Blockers(dict):

@@ -24,6 +24,7 @@ from api.entries import HandMarks, Mistake, find_mistakes, hand_marks, next_step
 from api.schema import (
     MODES,
     CandidatesModel,
+    CompletionModel,
     CorrectionModel,
     HintModel,
     MistakeModel,
@@ -64,6 +65,8 @@ class PhotoResult:
     marks: HandMarks | None = None
     mistakes: tuple[Mistake, ...] = ()
     hint: object | None = None  # a solver.logic Step (hint mode)
+    # several solutions: (cell, digits) where one added digit makes the puzzle unique
+    completions: tuple[tuple[int, tuple[int, ...]], ...] = ()
 
     @property
     def solved(self) -> bool:
@@ -139,6 +142,10 @@ class PhotoResult:
             complete=self.complete,
             cells_left=self.cells_left,
             hint=None if self.hint is None else _hint_model(self.hint),
+            completions=[
+                CompletionModel(cell=cell_name(c), index=c, digits=list(d))
+                for c, d in self.completions
+            ],
         )
 
 
@@ -197,6 +204,7 @@ def solve_photo(
         use_rules=use_rules,
         kinds=reading.kinds,
         mode=mode,
+        ink=_ink(reading),
     )
     result.corners = np.asarray(reading.corners, dtype=np.float32)
     if result.solved and (render or encode):
@@ -220,6 +228,7 @@ def judge(
     use_rules: bool = True,
     kinds: np.ndarray | None = None,
     mode: str = "solve",
+    ink: np.ndarray | None = None,
 ) -> PhotoResult:
     """The status of a reading: correct it by the rules if needed, then solve it.
 
@@ -228,7 +237,7 @@ def judge(
     user's own entries are read and checked (`api.entries`). Separate from the photo so
     that it can be checked on crafted readings.
     """
-    result = _judge_print(givens, probabilities, timings, use_rules)
+    result = _judge_print(givens, probabilities, timings, use_rules, ink)
     result.mode = mode
     if result.givens is None:
         return result
@@ -265,7 +274,18 @@ def _marks_message(result: PhotoResult) -> str:
     )
 
 
-def _judge_print(givens, probabilities, timings, use_rules) -> PhotoResult:
+def _ink(reading) -> np.ndarray | None:
+    """(81,) the photo's own evidence of a mark in each cell: a digit-like blob the reader
+    cut, or the cell model's probability that the cell is not empty."""
+    if reading.cells is None:
+        return None
+    ink = reading.cells.ink.astype(np.float64)
+    if reading.kinds is not None:
+        ink = np.maximum(ink, 1.0 - np.asarray(reading.kinds, np.float64)[:, 0])
+    return ink
+
+
+def _judge_print(givens, probabilities, timings, use_rules, ink=None) -> PhotoResult:
     """The printed digits alone: correct, then solve."""
     timings = {} if timings is None else timings
     read = np.asarray(givens, dtype=np.int8).reshape(81)
@@ -280,7 +300,7 @@ def _judge_print(givens, probabilities, timings, use_rules) -> PhotoResult:
             **base,
         )
     t = time.perf_counter()
-    fix = correct(read, probs, max_changes=5 if use_rules else 0)
+    fix = correct(read, probs, ink=ink, max_changes=5 if use_rules else 0)
     timings["correct"] = _ms(t)
     values = fix.values
     base["givens"] = digits_line(values)
@@ -288,6 +308,7 @@ def _judge_print(givens, probabilities, timings, use_rules) -> PhotoResult:
         confidence=cell_confidence(values, probs),
         corrections=fix.changes,
         suspects=tuple(cell_name(c) for c in fix.suspects),
+        completions=fix.completions,
         **base,
     )
     t = time.perf_counter()
@@ -334,13 +355,22 @@ def _failure_message(status: str, fix: Correction, read: np.ndarray, probs: np.n
         head = "the digits read follow the rules but the puzzle has no solution"
     else:
         head = "the digits read allow more than one solution (a digit may have been missed)"
-    if fix.status == "ambiguous":
+        if fix.completions:
+            named = ", ".join(cell_name(c) for c, _ in fix.completions[:6])
+            more = len(fix.completions) - 6
+            head += f"; one digit added in any of {named}" + (
+                f" (+{more} more)" if more > 0 else ""
+            )
+            head += " would make it unique"
+    if fix.status == "ambiguous" and not fix.completions:
         options = " or ".join(
             ", ".join(str(c) for c in rival) or "as read" for rival in fix.rivals[:2]
         )
         head += f"; several re-readings fit about as well ({options}), so none was chosen"
     conf = cell_confidence(read, probs)
-    if fix.suspects:
+    if fix.suspects and status == "multiple_solutions" and fix.completions:
+        head += "; likely missed: " + ", ".join(cell_name(c) for c in fix.suspects)
+    elif fix.suspects:
         named = ", ".join(f"{cell_name(c)} ({conf[c]:.0%})" for c in fix.suspects)
         head += f"; most likely misread: {named}"
     return head

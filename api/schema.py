@@ -57,6 +57,14 @@ class CorrectionModel(BaseModel):
     confidence: float = Field(ge=0, le=1, description="recogniser's probability of `read`")
 
 
+class CompletionModel(BaseModel):
+    """An empty cell where adding one digit would give the puzzle exactly one solution."""
+
+    cell: str = Field(description='cell name, "r3c5"')
+    index: int = Field(ge=0, le=80, description="cell index 0..80 in reading order")
+    digits: list[int] = Field(description="the digits that would each make it unique there")
+
+
 class MistakeModel(BaseModel):
     """A hand-written entry that disagrees with the solution."""
 
@@ -140,3 +148,8 @@ class PhotoResultModel(BaseModel):
         None, description="cells still without a printed digit or a right entry"
     )
     hint: HintModel | None = Field(None, description="the next step (hint mode)")
+    completions: list[CompletionModel] = Field(
+        default_factory=list,
+        description="multiple_solutions: the cells where adding one digit makes the puzzle"
+        " unique (likely missed givens first): one tap settles the reading",
+    )

@@ -30,7 +30,7 @@ from vision.kinds import model_path as cell_model_path
 from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import locate_grid
-from vision.recognise import DEFAULT_ENGINE, ENGINES, recognise, upright_turns
+from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
 from vision.warp import WARP_SIDE, turn, turn_boxes, warp_grid
 
 
@@ -128,6 +128,7 @@ def read_image(
             printed = kinds[:, 1:10].sum(axis=1)
             probabilities = probabilities * printed[:, None]
             probabilities[:, 0] += 1.0 - printed
+    probabilities = calibrated(probabilities, engine)
     clock.lap("recognise")
 
     return Reading(

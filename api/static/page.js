@@ -122,6 +122,11 @@ function loadReading(result) {
   for (const fix of result.corrections || []) {
     state.corrected.set(fix.index, `read ${fix.read || "empty"}, the rules made it ${fix.now || "empty"}`);
   }
+  // several solutions: the cells where one tapped digit makes the puzzle unique
+  for (const c of result.completions || []) {
+    state.low[c.index] = true;
+    state.corrected.set(c.index, `a digit here (${c.digits.join(" or ")}) would make the puzzle unique`);
+  }
   state.entries = Array.from(result.entries || "0".repeat(N), (ch) => Number(ch) || 0);
   state.pencil = new Set((result.candidates || []).map((c) => c.index));
   state.solution = result.solution ? Array.from(result.solution, Number) : null;
