@@ -38,25 +38,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from solver.geometry import standard
+
 FLOOR = 1e-6  # no reading is ever impossible: probabilities are floored here
 REMOVAL_COST = 6.0  # a read digit may be a fill-in or smudge: at least ~1 in 400
 MIN_INK = 0.25  # a digit is added only to a cell showing at least this evidence of ink
 
 
-def _peer_table() -> np.ndarray:
-    """(81, 20) indices of each cell's peers (same row, column or box)."""
-    table = np.zeros((81, 20), dtype=np.int64)
-    for cell in range(81):
-        r, c = divmod(cell, 9)
-        peers = {r * 9 + k for k in range(9)} | {k * 9 + c for k in range(9)}
-        br, bc = 3 * (r // 3), 3 * (c // 3)
-        peers |= {(br + i) * 9 + bc + j for i in range(3) for j in range(3)}
-        peers.discard(cell)
-        table[cell] = sorted(peers)
-    return table
-
-
-PEERS = _peer_table()
+# (81, 20) indices of each cell's peers (same row, column or box), from the solver's geometry
+PEERS = np.array([sorted(peers) for peers in standard(3).peers], dtype=np.int64)
 
 
 def cell_name(cell: int) -> str:

@@ -46,11 +46,11 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from vision.cells import SIZE, cut_cells
+from vision.recognise import MODEL
+from vision.warp import WARP_SIDE
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
-MODEL = Path(__file__).resolve().parent / "models" / "digits.npz"
-WARP_SIDE = 450
 HIDDEN = (128, 64)  # small enough to read a grid in about a millisecond on one thread
 FONT_DIRS = ["/usr/share/fonts/truetype", "/usr/share/fonts/opentype"]
 NOT_FONTS = ("Symbol", "D050000L", "Z003", "Math")  # no plain digits there
