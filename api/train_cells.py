@@ -30,6 +30,7 @@ twice never sits on both sides), and `--fold k` trains on the other folds only, 
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import sys
@@ -221,6 +222,20 @@ def mnist(shared: Path = SHARED) -> tuple[np.ndarray, np.ndarray]:
         return data["images"][keep], data["labels"][keep]
 
 
+@functools.lru_cache(maxsize=512)
+def font_digit(font: str, digit: int) -> np.ndarray:
+    """(h, w) float32 alpha of `digit` in the font file, cropped to its ink (96 px type)."""
+    face = ImageFont.truetype(font, 96)
+    left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
+    canvas = Image.new("L", (right - left + 20, bottom - top + 20), 0)
+    ImageDraw.Draw(canvas).text((10 - left, 10 - top), str(digit), font=face, fill=255, anchor="lt")
+    img = np.asarray(canvas, np.float32) / 255
+    ys, xs = np.nonzero(img > 0.2)
+    out = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1].copy()
+    out.flags.writeable = False
+    return out
+
+
 def print_fonts() -> list[str]:
     """Upright type faces (serif and sans) to print synthetic givens with."""
     from vision.train_digits import digit_fonts
@@ -245,15 +260,7 @@ class Hand:
 
     def printed(self, digit: int, height: int, font: str) -> np.ndarray:
         """(h, w) float32 alpha of one upright printed digit `height` pixels tall."""
-        face = ImageFont.truetype(font, 96)
-        left, top, right, bottom = face.getbbox(str(digit), anchor="lt")
-        canvas = Image.new("L", (right - left + 20, bottom - top + 20), 0)
-        ImageDraw.Draw(canvas).text(
-            (10 - left, 10 - top), str(digit), font=face, fill=255, anchor="lt"
-        )
-        img = np.asarray(canvas, np.float32) / 255
-        ys, xs = np.nonzero(img > 0.2)
-        img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+        img = font_digit(font, digit)
         h, w = img.shape
         width = max(2, round(w * height / h))
         return cv2.resize(img, (width, height), interpolation=cv2.INTER_AREA)
@@ -273,15 +280,7 @@ class Hand:
             elif k == 2:
                 img = cv2.dilate(img, np.ones((2, 2), np.uint8))
         else:
-            font = ImageFont.truetype(self.fonts[rng.integers(len(self.fonts))], 96)
-            left, top, right, bottom = font.getbbox(str(digit), anchor="lt")
-            canvas = Image.new("L", (right - left + 20, bottom - top + 20), 0)
-            ImageDraw.Draw(canvas).text(
-                (10 - left, 10 - top), str(digit), font=font, fill=255, anchor="lt"
-            )
-            img = np.asarray(canvas, np.float32) / 255
-            ys, xs = np.nonzero(img > 0.2)
-            img = img[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+            img = font_digit(self.fonts[rng.integers(len(self.fonts))], digit)
         h, w = img.shape
         scale = height / h * rng.uniform(0.9, 1.1)
         width = max(2, int(w * scale * rng.uniform(0.8, 1.2)))

@@ -501,49 +501,21 @@ def draw_solution(
             patch, gx, gy = ring(round(0.9 * h * scale), soft)
             ink = np.multiply(CORRECTED_COLOUR, tint)
             _stamp(out, homography, inverse, patch, (gx, gy), at, scale, ink)
+
+    def mark(patch, at, scale, colour, tint) -> None:
+        _stamp(out, homography, inverse, patch[0], patch[1:], at, scale, np.multiply(colour, tint))
+
     for r, c in zip(*np.nonzero(wrong | highlight), strict=True):
-        h, scale = heights[r, c], max(1.0, scales[r, c])
-        size = round(0.92 * h * scale)
-        tint = tints[r, c]
+        h, scale, tint = heights[r, c], max(1.0, scales[r, c]), tints[r, c]
         if highlight[r, c]:
-            patch, gx, gy = frame(size)
-            _stamp(
-                out,
-                homography,
-                inverse,
-                patch,
-                (gx, gy),
-                centres[r, c],
-                scale,
-                np.multiply(HINT_COLOUR, tint),
-            )
+            mark(frame(round(0.92 * h * scale)), centres[r, c], scale, HINT_COLOUR, tint)
         if not wrong[r, c]:
             continue
-        patch, gx, gy = strike(round(0.8 * h * scale))
-        _stamp(
-            out,
-            homography,
-            inverse,
-            patch,
-            (gx, gy),
-            centres[r, c],
-            scale,
-            np.multiply(MISTAKE_COLOUR, tint),
-        )
+        mark(strike(round(0.8 * h * scale)), centres[r, c], scale, MISTAKE_COLOUR, tint)
         if digits[r, c]:  # the right digit, small, in the lower right corner
             small = _ladder(0.36 * h * scale)
-            patch, gx, gy = glyph(int(digits[r, c]), small, font, False)
-            at = centres[r, c] + 0.24 * h
-            _stamp(
-                out,
-                homography,
-                inverse,
-                patch,
-                (gx, gy),
-                at,
-                small / (0.36 * h),
-                np.multiply(MISTAKE_COLOUR, tint),
-            )
+            shape = glyph(int(digits[r, c]), small, font, False)
+            mark(shape, centres[r, c] + 0.24 * h, small / (0.36 * h), MISTAKE_COLOUR, tint)
     if outline is not None:
         corners = outline
         thickness = max(2, round(max(image.shape[:2]) / 500))
