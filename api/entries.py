@@ -21,8 +21,6 @@ import numpy as np
 
 from api.correct import cell_name
 
-KIND_LETTERS = ".pwc"  # empty, printed, written, candidates (as vision.kinds names them)
-
 
 @dataclass(frozen=True)
 class Mistake:

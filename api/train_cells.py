@@ -174,6 +174,7 @@ def read_grids(labelled: list[tuple[Path, np.ndarray]]) -> dict[Path, tuple[np.n
     turns, the one in which the print classifier agrees with the most labelled digits wins.
     """
     from vision.read import read_photo
+    from vision.warp import warp_grid
 
     CACHE.mkdir(parents=True, exist_ok=True)
     out = {}
@@ -184,7 +185,8 @@ def read_grids(labelled: list[tuple[Path, np.ndarray]]) -> dict[Path, tuple[np.n
             warped = cv2.imread(str(cached), cv2.IMREAD_COLOR)
         else:
             try:
-                warped = read_photo(path).warped
+                reading = read_photo(path)
+                warped, _ = warp_grid(reading.image, reading.corners, reading.side)
             except Exception as error:  # a photo the reader cannot use teaches nothing
                 print(f"  skipped {path.name}: {error}", file=sys.stderr)
                 continue

@@ -20,8 +20,8 @@ by OpenCV's DNN module: one batched call for the 81 cells, no torch at run time.
 >>> import numpy as np
 >>> probs = np.zeros((3, 20), np.float32)
 >>> probs[0, 0] = probs[1, 4] = probs[2, 13] = 1  # empty, printed 4, written 4
->>> kind_letters(probs), entries(probs).tolist()
-('.pw', [0, 0, 4])
+>>> printed_probabilities(probs).argmax(axis=1).tolist()  # the puzzle sees a 4 in one cell
+[0, 4, 0]
 
 Until a trained model is installed at `MODEL` (or named by $SUDOKU_LENS_CELL_MODEL),
 `vision.read` reads as before, without kinds: print only.
@@ -45,7 +45,6 @@ CHANNELS = 3
 EMPTY, CANDIDATES = 0, 19
 CLASSES = ("empty",) + tuple(f"printed {d}" for d in range(1, 10))
 CLASSES += tuple(f"written {d}" for d in range(1, 10)) + ("candidates",)
-KIND_LETTERS = ".pwc"  # empty, printed, written, candidates
 
 
 def cell_channels(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
@@ -111,25 +110,6 @@ def classify_cells(channels: np.ndarray, path: Path | None = None) -> np.ndarray
     return (p / p.sum(axis=1, keepdims=True)).astype(np.float32)
 
 
-def cell_kinds(warped_bgr: np.ndarray, cells: Cells, path: Path | None = None) -> np.ndarray:
-    """(81, 20) probabilities of every class (`CLASSES`) for the cells of a warped grid.
-
-    Parameters
-    ----------
-    warped_bgr : (side, side, 3) uint8
-        The warped grid in colour.
-    cells : vision.cells.Cells
-        Its cut cells.
-    path : Path, optional
-        A model file other than the shipped one.
-
-    Returns
-    -------
-    (81, 20) float32, rows summing to 1.
-    """
-    return classify_cells(cell_channels(warped_bgr, cells), path)
-
-
 def turned_channels(channels: np.ndarray, k: int) -> np.ndarray:
     """The channels of the 81 cells as if the warped grid had been turned k quarter turns
     counter-clockwise (np.rot90), like `Cells.rotated(k)`: cells reordered, each turned."""
@@ -170,37 +150,3 @@ def printed_probabilities(kinds: np.ndarray) -> np.ndarray:
     out[:, 0] = kinds[:, EMPTY] + kinds[:, 10:19].sum(axis=1) + kinds[:, CANDIDATES]
     out[:, 1:] = kinds[:, 1:10]
     return out
-
-
-def digit_probabilities(kinds: np.ndarray) -> np.ndarray:
-    """(N, 10) which digit a cell shows whatever its kind: column 0 empty or candidates."""
-    out = np.empty((len(kinds), 10), np.float32)
-    out[:, 0] = kinds[:, EMPTY] + kinds[:, CANDIDATES]
-    out[:, 1:] = kinds[:, 1:10] + kinds[:, 10:19]
-    return out
-
-
-def kind_of(kinds: np.ndarray) -> np.ndarray:
-    """(N,) int: 0 empty, 1 printed, 2 written, 3 candidates, by the summed probabilities."""
-    summed = np.stack(
-        [
-            kinds[:, EMPTY],
-            kinds[:, 1:10].sum(axis=1),
-            kinds[:, 10:19].sum(axis=1),
-            kinds[:, CANDIDATES],
-        ],
-        axis=1,
-    )
-    return summed.argmax(axis=1)
-
-
-def kind_letters(kinds: np.ndarray) -> str:
-    """The kinds as one character per cell: `.` empty, `p` printed, `w` written, `c`
-    candidates."""
-    return "".join(KIND_LETTERS[k] for k in kind_of(kinds))
-
-
-def entries(kinds: np.ndarray) -> np.ndarray:
-    """(N,) int8 the user's written digit in each cell (0 where the cell holds none)."""
-    written = kind_of(kinds) == 2
-    return np.where(written, kinds[:, 10:19].argmax(axis=1) + 1, 0).astype(np.int8)

@@ -48,7 +48,8 @@ class Reading:
     kinds (81, 20) float32: per cell the probability of each class of `vision.kinds.CLASSES`
     (empty, printed 1-9, written 1-9, candidates), or None when no cell model is installed;
     then `probabilities` are the printed view of them (a hand-written digit is "empty" for
-    the puzzle). warped: the upright warped grid in colour; cells: its cut cells.
+    the puzzle). warped: the upright warped grid in colour the cell model read (None
+    without one); cells: the cut cells, turned upright.
     """
 
     givens: np.ndarray
@@ -111,14 +112,14 @@ def read_image(
 
     # print, pen and pencil told apart on the colour grid; the cell model also says which
     # way up the grid stands (the digit classifier alone is fooled by hand-writing)
-    color, _ = warp_grid(image, located.corners, side)
-    kinds = None
+    color = kinds = None
     if cell_model_path().is_file():
+        color, _ = warp_grid(image, located.corners, side)
         k, kinds = upright_kinds(color, cells)
-    else:
+        color = np.ascontiguousarray(np.rot90(color, k))
+    else:  # print only: no colour warp needed (a 12 MP one costs milliseconds)
         k = upright_turns(cells)
     cells = cells.rotated(k)
-    color = np.ascontiguousarray(np.rot90(color, k))
     corners, homography = turn(located.corners, homography, side, k)
     probabilities = recognise(cells, engine)
     if kinds is not None:

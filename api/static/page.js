@@ -333,9 +333,10 @@ async function resolve() {
 
 function modeSummary() {
   // what the board says now, in the words of the chosen mode
-  const wrong = mistakes().size;
+  const wrongCells = mistakes();
+  const wrong = wrongCells.size;
   const written = state.entries.filter((v, i) => v && !state.givens[i]).length;
-  const left = state.givens.filter((v, i) => !v && !(state.entries[i] && !mistakes().has(i))).length;
+  const left = state.givens.filter((v, i) => !v && !(state.entries[i] && !wrongCells.has(i))).length;
   if (state.mode === "solve") return wrong ? `Solved; ${wrong} of your entries are wrong (red).` : "Solved.";
   if (!written) return `${left} cells left.`;
   if (!wrong && !left) return "Finished, and every entry is right.";
