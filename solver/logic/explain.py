@@ -34,13 +34,17 @@ from solver.logic.aic import (
     x_chains,
     xy_chains,
 )
+from solver.logic.als import als_chains, als_xy_wings, als_xz, death_blossoms
 from solver.logic.candidates import Candidates
-from solver.logic.chains import simple_colouring
+from solver.logic.chains import multi_colours, remote_pairs, simple_colouring
+from solver.logic.complex_fish import franken_fish
 from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
 from solver.logic.single_digit import (
+    dual_empty_rectangles,
+    dual_kites,
     empty_rectangles,
     skyscrapers,
     turbot_fish,
@@ -49,7 +53,13 @@ from solver.logic.single_digit import (
 from solver.logic.singles import full_house, hidden_singles, naked_singles
 from solver.logic.step import Step
 from solver.logic.subsets import hidden_subsets, naked_subsets
-from solver.logic.uniqueness import bug_plus_one, hidden_rectangles, unique_rectangles
+from solver.logic.sue_de_coq import sue_de_coq
+from solver.logic.uniqueness import (
+    avoidable_rectangles,
+    bug_plus_one,
+    hidden_rectangles,
+    unique_rectangles,
+)
 from solver.logic.wings import w_wings, xy_wings, xyz_wings
 
 Technique = Callable[[Candidates], Iterable[Step]]
@@ -77,10 +87,14 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("W-wing", w_wings),
     ("turbot fish", turbot_fish),
     ("empty rectangle", empty_rectangles),
+    ("dual two-string kite", dual_kites),
+    ("dual empty rectangle", dual_empty_rectangles),
     ("finned X-wing", partial(finned_fish, k=2)),
     ("finned swordfish", partial(finned_fish, k=3)),
     ("finned jellyfish", partial(finned_fish, k=4)),
     ("simple colouring", simple_colouring),
+    ("remote pair", remote_pairs),
+    ("multi-colours", multi_colours),
     ("X-chain", x_chains),
     ("XY-chain", xy_chains),
     ("AIC", aics),
@@ -89,14 +103,22 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("grouped nice loop", grouped_nice_loops),
     ("continuous nice loop", continuous_nice_loops),
     ("grouped continuous nice loop", grouped_continuous_nice_loops),
+    ("Sue de Coq", sue_de_coq),
+    ("ALS-XZ", als_xz),
+    ("ALS-XY-wing", als_xy_wings),
+    ("ALS chain", als_chains),
+    ("death blossom", death_blossoms),
     ("unique rectangle", unique_rectangles),
     ("hidden rectangle", hidden_rectangles),
+    ("avoidable rectangle", avoidable_rectangles),
     ("BUG+1", bug_plus_one),
+    # the slowest search before forcing chains (about 0.05 s a state): last
+    ("Franken fish", franken_fish),
     ("forcing chain", forcing_chains),
 )
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
-NEEDS_UNIQUENESS = {"unique rectangle", "hidden rectangle", "BUG+1"}
+NEEDS_UNIQUENESS = {"unique rectangle", "hidden rectangle", "avoidable rectangle", "BUG+1"}
 AFTER_GUESS_SKIPPED = {"forcing chain"}
 # Every elimination of a continuous nice loop is also that of an AIC (the loop without one
 # of its weak links), tried earlier: in `explain` they could never fire, so only
@@ -107,6 +129,7 @@ ONLY_IN_ALL_STEPS = {"continuous nice loop", "grouped continuous nice loop"}
 CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + (
     "unique rectangle",
     "hidden rectangle",
+    "avoidable rectangle",
     "BUG+1",
 )
 

@@ -53,10 +53,14 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "two-string kite": ("hard", 150),
     "turbot fish": ("hard", 120),
     "empty rectangle": ("hard", 120),
+    "dual two-string kite": ("hard", 150),
+    "dual empty rectangle": ("hard", 120),
     "XY-wing": ("hard", 160),
     "XYZ-wing": ("hard", 180),
     "W-wing": ("hard", 150),
     "simple colouring": ("hard", 150),
+    "remote pair": ("hard", 110),
+    "multi-colours": ("hard", 200),
     "unique rectangle type 1": ("hard", 100),
     "unique rectangle type 2": ("hard", 100),
     "unique rectangle type 3": ("hard", 100),
@@ -64,6 +68,8 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "unique rectangle type 5": ("hard", 100),
     "unique rectangle type 6": ("hard", 100),
     "hidden rectangle": ("hard", 100),
+    "avoidable rectangle type 1": ("hard", 100),
+    "avoidable rectangle type 2": ("hard", 100),
     "BUG+1": ("medium", 100),
     "X-chain": ("unfair", 260),
     "XY-chain": ("unfair", 260),
@@ -73,6 +79,20 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "grouped AIC": ("unfair", 300),
     "grouped nice loop": ("unfair", 300),
     "grouped continuous nice loop": ("unfair", 300),
+    "Sue de Coq": ("unfair", 250),
+    "ALS-XZ": ("unfair", 300),
+    "ALS-XY-wing": ("unfair", 320),
+    "ALS chain": ("unfair", 340),
+    "death blossom": ("unfair", 360),
+    # Franken fish: HoDoKu's weights (Franken 300-370, finned Franken 390-430)
+    **{
+        f"Franken {n}": ("unfair", w)
+        for n, w in (("X-wing", 300), ("swordfish", 350), ("jellyfish", 370))
+    },
+    **{
+        f"finned Franken {n}": ("unfair", w)
+        for n, w in (("X-wing", 390), ("swordfish", 410), ("jellyfish", 430))
+    },
     "forcing chain (contradiction)": ("extreme", 500),
     "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
     "forcing chain (unit)": ("extreme", 500),  # HoDoKu's forcing chain verity

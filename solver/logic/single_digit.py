@@ -13,7 +13,9 @@ cell seeing both ends cannot.
 - empty rectangle: a box whose places for the digit all lie on one row and one column of
   the box (a "cross": the box's digit is on that row or on that column), with a strong
   link in a line: a row end sees the cross's row, so its partner or the cross's column
-  holds the digit, and the cell where the partner's row meets the cross's column loses it.
+  holds the digit, and the cell where the partner's row meets the cross's column loses it;
+- dual two-string kite, dual empty rectangle: two of them through the same box cells (or
+  the same box), given as one step with both sets of eliminations, as HoDoKu does.
 
 They read unit kinds (row, column, box) from the unit names, so they work on every board
 with rows, columns and boxes (diagonals take no part).
@@ -164,3 +166,51 @@ def _er_steps(grid, digit, box, box_cells, r, c, links, spots) -> Iterator[Step]
                 units=(box, u),
                 digits=(digit,),
             )
+
+
+def _duals(grid: Candidates, steps, key, name: str, why: str) -> Iterator[Step]:
+    """Pairs of single-digit steps sharing `key` (the same box cells, ...) whose
+    eliminations differ: both hold, so their union is one step."""
+    groups: dict[tuple, list[Step]] = {}
+    for step in steps:
+        groups.setdefault(key(step), []).append(step)
+    for group in groups.values():
+        for i, one in enumerate(group):
+            for other in group[i + 1 :]:
+                if set(one.eliminations) == set(other.eliminations) or set(one.cells) == set(
+                    other.cells
+                ):
+                    continue
+                gone = tuple(sorted(set(one.eliminations) | set(other.eliminations)))
+                yield Step(
+                    name,
+                    f"{name}: {why}; {one.text}; and {other.text}",
+                    eliminations=gone,
+                    cells=tuple(dict.fromkeys(one.cells + other.cells)),
+                    units=tuple(dict.fromkeys(one.units + other.units)),
+                    digits=tuple(sorted(set(one.digits) | set(other.digits))),
+                )
+
+
+def dual_kites(grid: Candidates) -> Iterator[Step]:
+    """Two two-string kites joined through the same two cells of a box (on one digit, or,
+    as HoDoKu also counts them, on two): both hold at once."""
+    kites = list(two_string_kites(grid))
+    return _duals(
+        grid,
+        kites,
+        lambda s: frozenset(s.cells[1:3]),
+        "dual two-string kite",
+        "two kites are joined through the same two cells of a box",
+    )
+
+
+def dual_empty_rectangles(grid: Candidates) -> Iterator[Step]:
+    """Two empty rectangles on one digit using the same box: both hold at once."""
+    return _duals(
+        grid,
+        list(empty_rectangles(grid)),
+        lambda s: (s.digits, s.units[0]),
+        "dual empty rectangle",
+        "two empty rectangles share the box",
+    )

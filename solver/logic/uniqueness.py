@@ -327,3 +327,93 @@ def bug_plus_one(grid: Candidates) -> Iterator[Step]:
         cells=(cell,),
         digits=(digit,),
     )
+
+
+def _solver_rectangles(grid: Candidates) -> Iterator[tuple[int, int, int, int]]:
+    """Deadly-shaped corners (a, b, c, d): b shares a's row, c its column, d is opposite;
+    none of them a given. Each rectangle once per corner order used by the callers."""
+    g = grid.geometry
+    if grid.given is None:
+        return  # without knowing the givens, a placed digit may be a given: no deduction
+    given = grid.given
+    pos, at = g.positions, g.cell_at
+    for a in range(g.n_cells):
+        if given[a]:
+            continue
+        r1, c1 = pos[a]
+        for r2 in range(g.rows):
+            for c2 in range(g.cols):
+                if r2 == r1 or c2 == c1:
+                    continue
+                b, c, d = at.get((r1, c2)), at.get((r2, c1)), at.get((r2, c2))
+                if None in (b, c, d) or given[b] or given[c] or given[d]:
+                    continue
+                if _deadly(grid, (a, b, c, d)):
+                    yield a, b, c, d
+
+
+def avoidable_rectangles(grid: Candidates) -> Iterator[Step]:
+    """Avoidable rectangles: the solver's own digits (not givens) in a deadly pattern.
+
+    - type 1: three corners placed: a holds x, b and c hold y; d cannot be x (the four
+      would hold x and y crosswise, swappable: the givens could not tell them apart).
+    - type 2: a holds x and b holds y (placed, one line); c holds y plus one digit z and d
+      holds x plus the same z: one of c, d is z, so a cell seeing both cannot be.
+
+    Sound only for a puzzle with one solution and when the givens are known (a placed
+    digit taken for a given would make it wrong).
+    """
+    values, masks = grid.values, digit_masks(grid)
+    said: set = set()
+    for a, b, c, d in _solver_rectangles(grid):
+        x, y = int(values[a]), int(values[b])
+        corners = (a, b, c, d)
+        if x and y and x != y and values[c] == y and not values[d] and grid.has(d, x):
+            key = (1, frozenset(corners), x)
+            if key in said:
+                continue
+            said.add(key)
+            gone = ((d, x),)
+            yield Step(
+                "avoidable rectangle type 1",
+                f"avoidable rectangle type 1: {grid.name(a)} holds {grid.symbol(x)}, "
+                f"{grid.name(b)} and {grid.name(c)} hold {grid.symbol(y)}, none of them a "
+                f"given; if {grid.name(d)} were {grid.symbol(x)} too, the two digits could be "
+                f"swapped in the four cells and the puzzle would have two solutions: "
+                f"{elimination_text(grid, gone)}",
+                eliminations=gone,
+                cells=corners,
+                digits=(x, y),
+            )
+        # type 2: a and one neighbour placed, the other two corners empty
+        for p, q, r, t in ((a, b, c, d), (a, c, b, d)):
+            x, y = int(values[p]), int(values[q])
+            if x and y and x != y and not values[r] and not values[t]:
+                yield from _avoidable_2(grid, masks, (p, q, r, t), x, y, said)
+
+
+def _avoidable_2(grid: Candidates, masks, corners, x: int, y: int, said: set) -> Iterator[Step]:
+    """Type 2 with a = x and b = y placed; c (beside a) is y or z, d (beside b) x or z."""
+    a, b, c, d = corners
+    mc, md = masks[c], masks[d]
+    xb, yb = 1 << (x - 1), 1 << (y - 1)
+    if not mc & yb or not md & xb or (mc & ~yb).bit_count() != 1 or mc & ~yb != md & ~xb:
+        return
+    z = bits(mc & ~yb)[0]
+    seen = grid.layout.sees[c] & grid.layout.sees[d] & grid.marks[:, z - 1]
+    gone = tuple((int(t), z) for t in np.flatnonzero(seen))
+    key = (2, frozenset(corners), gone)
+    if gone and key not in said:
+        said.add(key)
+        yield Step(
+            "avoidable rectangle type 2",
+            f"avoidable rectangle type 2: {grid.name(a)} holds {grid.symbol(x)} and "
+            f"{grid.name(b)} {grid.symbol(y)} (neither a given); {grid.name(c)} can only be "
+            f"{grid.symbol(y)} or {grid.symbol(z)} and {grid.name(d)} {grid.symbol(x)} or "
+            f"{grid.symbol(z)}; without {grid.symbol(z)} the four would make two solutions, "
+            f"so one of them is {grid.symbol(z)} and a cell seeing both cannot be: "
+            f"{elimination_text(grid, gone)}",
+            eliminations=gone,
+            cells=corners,
+            digits=(x, y, z),
+        )

@@ -1,0 +1,447 @@
+"""Almost locked sets: ALS-XZ, ALS-XY-wing, ALS chain and death blossom.
+
+An *almost locked set* (ALS) is n cells of one unit that hold n + 1 digits between them
+(one two-candidate cell is the smallest). Take one digit away and the other n fill the n
+cells: the set is then *locked*, and each of those digits is in it. Two ALS that do not
+share cells are joined by a *restricted common* digit x when every cell of the one holding
+x sees every cell of the other holding x: x cannot be in both, so at least one of them is
+locked without x.
+
+- ALS-XZ: A and B joined by x, and z another digit of both: A or B is locked without x, so
+  z is in A or in B, and a cell seeing every z of both cannot be z. Joined by two digits
+  (*doubly linked*), both are locked, so every digit of each leaves the cells that see all
+  its places in that set.
+- ALS-XY-wing: A and B each joined to a pivot C, by x and y (x not y): C is locked without
+  x or without y, so A or B is locked, and a shared digit z leaves the cells seeing all z
+  of A and B.
+- ALS chain: A1 joined to A2 by x1, A2 to A3 by x2 (x2 not x1), ... to An: if A1 is locked
+  without z, each next set is locked in turn, so z is in A1 or in An (z not the first or
+  last link's digit): the same elimination.
+- death blossom: a *stem* cell, and for each of its digits d a *petal* ALS holding d in
+  cells that all see the stem. The stem is one of its digits, so that petal is locked
+  without d; a digit z of every petal then leaves the cells seeing all of them.
+
+Everything here uses only units and "sees", so it runs on every geometry. Cell sets are
+Python int bit masks; ALS bigger than `MAX_CELLS` on boards above 9×9 are not looked for (a
+16×16 unit has tens of thousands of subsets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from solver.logic.aic import _peer_masks
+from solver.logic.candidates import Candidates
+from solver.logic.step import Step, cell_list, digit_list, elimination_text
+from solver.logic.subsets import bits, digit_masks
+
+MAX_CELLS_LARGE = 4  # ALS size limit on boards above 9×9
+MAX_CHAIN = 7  # sets in a chain: every chain of HoDoKu's library has at most seven
+
+
+@dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per set
+class Als:
+    cells: tuple[int, ...]
+    mask: int  # the cells, as bits
+    digits: int  # its digits, as bits (digit d is bit d - 1)
+    holders: dict[int, int]  # digit -> its cells holding that digit (bits)
+    seen: dict[int, int]  # digit -> cells outside the set seeing every holder (bits)
+    unit: int
+
+
+def _bits_of(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _build(grid: Candidates, cells: tuple[int, ...], union: int, masks, unit: int) -> Als:
+    peers = _peer_masks(grid.geometry)
+    full = (1 << grid.geometry.n_cells) - 1
+    mask = sum(1 << c for c in cells)
+    holders, seen = {}, {}
+    for d in bits(union):
+        h, s = 0, full
+        for c in cells:
+            if masks[c] >> (d - 1) & 1:
+                h |= 1 << c
+                s &= peers[c]
+        holders[d] = h
+        seen[d] = s & ~mask
+    return Als(cells, mask, union, holders, seen, unit)
+
+
+def almost_locked_sets(grid: Candidates) -> list[Als]:
+    """Every ALS of every unit (a cell set found in two units is kept once)."""
+    masks = digit_masks(grid)
+    limit = grid.geometry.size if grid.geometry.size <= 9 else MAX_CELLS_LARGE
+    found: dict[int, Als] = {}
+    for u, unit in enumerate(grid.geometry.units):
+        open_cells = [c for c in unit if masks[c]]
+        top = min(limit, len(open_cells) - 1)
+
+        for chosen, union in _subsets(open_cells, masks, top, 0, [], 0):
+            key = sum(1 << c for c in chosen)
+            if key not in found:
+                found[key] = _build(grid, chosen, union, masks, u)
+    return list(found.values())
+
+
+def _subsets(cells, masks, top, start, chosen, union):
+    """(cells, digits) of every set of at most `top` of `cells` with one digit more than
+    cells, growing `chosen` from index `start`."""
+    if chosen and union.bit_count() == len(chosen) + 1:
+        yield tuple(chosen), union
+    if len(chosen) == top:
+        return
+    for i in range(start, len(cells)):
+        joined = union | masks[cells[i]]
+        # n cells hold at least as many digits as any of their subsets: more than top + 1
+        # digits can never make an ALS
+        if joined.bit_count() <= top + 1:
+            chosen.append(cells[i])
+            yield from _subsets(cells, masks, top, i + 1, chosen, joined)
+            chosen.pop()
+
+
+@dataclass
+class AlsGraph:
+    sets: list[Als]
+    links: list[list[tuple[int, int]]]  # i -> [(j, restricted common digit)]
+    holding: list[int]  # digit - 1 -> the cells still holding it (bits)
+
+
+_RECENT: dict[tuple, AlsGraph] = {}
+
+
+def als_graph(grid: Candidates) -> AlsGraph:
+    """The ALS of `grid` and their restricted commons, kept for the state's other finders."""
+    key = (grid.marks.tobytes(), id(grid.geometry))
+    hit = _RECENT.get(key)
+    if hit is None:
+        if len(_RECENT) > 4:
+            _RECENT.clear()
+        sets = almost_locked_sets(grid)
+        links: list[list[tuple[int, int]]] = [[] for _ in sets]
+        by_digit: dict[int, list[int]] = {}
+        for i, s in enumerate(sets):
+            for d in bits(s.digits):
+                by_digit.setdefault(d, []).append(i)
+        for d, members in by_digit.items():
+            for x, i in enumerate(members):
+                a = sets[i]
+                need, where = a.holders[d], a.seen[d]
+                for j in members[x + 1 :]:
+                    b = sets[j]
+                    # b's holders all see a's (so none lies in both sets): the sets may
+                    # share other cells
+                    if b.holders[d] & ~where == 0 and not need & b.mask:
+                        links[i].append((j, d))
+                        links[j].append((i, d))
+        hit = _RECENT[key] = AlsGraph(sets, links, _digit_cells(grid))
+    return hit
+
+
+def _digit_cells(grid: Candidates) -> list[int]:
+    """For each digit (index d - 1), the cells still holding it, as bits."""
+    weights = [1 << c for c in range(grid.geometry.n_cells)]
+    return [
+        sum(weights[c] for c in grid.marks[:, d].nonzero()[0].tolist())
+        for d in range(grid.geometry.size)
+    ]
+
+
+def _targets(g: AlsGraph, digit: int, *sets: Als) -> tuple[tuple[int, int], ...]:
+    """Cells outside `sets` holding `digit` and seeing every place of it in them."""
+    hits = g.holding[digit - 1]
+    for s in sets:
+        hits &= s.seen[digit] & ~s.mask
+    return tuple((c, digit) for c in _bits_of(hits)) if hits else ()
+
+
+def _describe(grid: Candidates, s: Als) -> str:
+    digits = "".join(grid.symbol(d) for d in bits(s.digits))
+    return f"{cell_list(grid, s.cells)} ({digits})"
+
+
+def als_xz(grid: Candidates) -> Iterator[Step]:
+    g = als_graph(grid)
+    for i, a in enumerate(g.sets):
+        by_other: dict[int, list[int]] = {}
+        for j, d in g.links[i]:
+            if j > i:
+                by_other.setdefault(j, []).append(d)
+        for j, xs in by_other.items():
+            b = g.sets[j]
+            gone: set[tuple[int, int]] = set()
+            for z in bits(a.digits & b.digits):
+                if z not in xs or len(xs) > 1:
+                    gone.update(_targets(g, z, a, b))
+            if len(xs) > 1:  # doubly linked: both sets locked
+                both = a.mask | b.mask
+                for s in (a, b):
+                    for z in bits(s.digits):
+                        if z not in xs:
+                            gone.update(e for e in _targets(g, z, s) if not both >> e[0] & 1)
+            if not gone:
+                continue
+            gone_t = tuple(sorted(gone))
+            x = digit_list(grid, xs)
+            if len(xs) > 1:
+                why = (
+                    f"they are joined by both {x} (each can be in only one of them), so both "
+                    "are locked: each digit leaves the cells that see all its places in a set"
+                )
+            else:
+                why = (
+                    f"they cannot both hold {x}, so one of them is locked without it and holds "
+                    "its other digits: a digit of both leaves the cells seeing all its places "
+                    "in both"
+                )
+            yield Step(
+                "ALS-XZ",
+                f"ALS-XZ: {_describe(grid, a)} and {_describe(grid, b)} are almost locked "
+                f"sets; {why}: {elimination_text(grid, gone_t)}",
+                eliminations=gone_t,
+                cells=a.cells + b.cells,
+                digits=tuple(bits(a.digits | b.digits)),
+            )
+
+
+def als_xy_wings(grid: Candidates) -> Iterator[Step]:
+    g = als_graph(grid)
+    said: set[frozenset] = set()
+    for c, pivot in enumerate(g.sets):
+        links = g.links[c]
+        for (i, x), (j, y) in ((p, q) for p in links for q in links):
+            if i >= j or x == y:
+                continue
+            a, b = g.sets[i], g.sets[j]
+            shared = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
+            if not shared:
+                continue
+            outside = ~(a.mask | b.mask | pivot.mask)
+            gone = tuple(
+                (cell, z)
+                for z in bits(shared)
+                for cell in _bits_of(g.holding[z - 1] & a.seen[z] & b.seen[z] & outside)
+            )
+            if not gone or frozenset(gone) in said:
+                continue
+            said.add(frozenset(gone))
+            yield Step(
+                "ALS-XY-wing",
+                f"ALS-XY-wing: pivot {_describe(grid, pivot)} is an almost locked set, so it "
+                f"holds {grid.symbol(x)} or {grid.symbol(y)}: then {_describe(grid, a)} "
+                f"(joined to it by {grid.symbol(x)}) or {_describe(grid, b)} (joined by "
+                f"{grid.symbol(y)}) lacks that digit and is locked; a digit of both leaves "
+                f"the cells seeing all its places in both: {elimination_text(grid, gone)}",
+                eliminations=gone,
+                cells=pivot.cells + a.cells + b.cells,
+                digits=tuple(bits(a.digits | b.digits | pivot.digits)),
+            )
+
+
+def als_chains(grid: Candidates) -> Iterator[Step]:
+    """Chains of four to MAX_CHAIN sets (three are the XY-wing, two the XZ). A *state* is
+    (set, the digit its neighbour took away); every (first set, first link) starts one walk
+    search, all at once: level by level, the starts reaching each state are bit-packed
+    words ORed along every link (the same search as the AIC graph's). Walks may pass a set
+    twice; that is still sound (every step is implied by "the first set lacks z"), and the
+    shortest walk is the one said. Each set of eliminations is said once, shortest first."""
+    g = als_graph(grid)
+    n = len(g.sets)
+    if n < 4:
+        return
+    useful = _useful_ends(grid, g)
+    states = [(i, d) for i, s in enumerate(g.sets) for d in bits(s.digits)]
+    index = {st: k for k, st in enumerate(states)}
+    # walk edges: (i, t) -> (j, x) for a link i -x- j with x != t
+    edges = [(index[(i, t)], index[(j, x)]) for (i, t) in states for j, x in g.links[i] if x != t]
+    starts = [
+        (first, x1)
+        for first in range(n)
+        if useful[first].any()
+        for x1 in sorted({x for _, x in g.links[first]})
+    ]
+    if not starts or not edges:
+        return
+    m, w = len(states), -(-len(starts) // 64)
+    src = np.array([a for a, _ in edges], dtype=np.intp)
+    dst = np.array([b for _, b in edges], dtype=np.intp)
+    order = np.argsort(dst, kind="stable")
+    src, dst = src[order], dst[order]
+    targets, first_edge = np.unique(dst, return_index=True)
+    # level 1: the second set of the chain, (j1, x1) for every link first -x1- j1
+    start_bits = np.zeros((m, w * 64), dtype=bool)
+    for r, (first, x1) in enumerate(starts):
+        for j, x in g.links[first]:
+            if x == x1:
+                start_bits[index[(j, x)], r] = True
+    frontier = np.packbits(start_bits, axis=1, bitorder="little").view(np.uint64)
+    levels = [frontier]
+    set_of = np.array([i for i, _ in states])
+    digit_bit = np.array([1 << (d - 1) for _, d in states], dtype=np.int64)
+    start_first = np.array([f for f, _ in starts])
+    start_bit = np.array([1 << (x - 1) for _, x in starts], dtype=np.int64)
+    can = useful[start_first[:, None], set_of[None, :]]  # [start, state]
+    can &= ~start_bit[:, None] & ~digit_bit[None, :]
+    found = []
+    for links in range(2, MAX_CHAIN):
+        nxt = np.zeros_like(frontier)
+        nxt[targets] = np.bitwise_or.reduceat(frontier[src], first_edge, axis=0)
+        frontier = nxt
+        levels.append(frontier)
+        if links < 3:
+            continue
+        reached = np.unpackbits(frontier.view(np.uint8), axis=1, bitorder="little")
+        reached = reached[:, : len(starts)].astype(bool).T  # [start, state]
+        for r, st in zip(*np.nonzero(reached & (can != 0)), strict=True):
+            found.append((links, int(r), int(st), int(can[r, st])))
+    done: set[frozenset] = set()
+    pairs: set[tuple[int, int, int]] = set()
+    for links, r, st, shared in found:
+        first, x1 = starts[r]
+        if (first, states[st][0], shared) in pairs:
+            continue
+        pairs.add((first, states[st][0], shared))
+        a, end = g.sets[first], g.sets[states[st][0]]
+        gone = tuple(e for z in bits(shared) for e in _targets(g, z, a, end))
+        key = frozenset(gone)
+        if not gone or key in done:
+            continue
+        done.add(key)
+        walk = _walk_back(levels[:links], src, dst, r, st, states)
+        chain = [a] + [g.sets[i] for i, _ in walk]
+        yield _chain_step(grid, chain, [d for _, d in walk], bits(shared), gone)
+
+
+def _walk_back(levels, src, dst, r, st, states) -> list[tuple[int, int]]:
+    """The states of a walk from start `r` ending in state `st` at the last level."""
+    word, bit = divmod(r, 64)
+    walk = [st]
+    for frontier in reversed(levels[:-1]):
+        here = walk[-1]
+        for s in src[dst == here].tolist():
+            if int(frontier[s, word]) >> bit & 1:
+                walk.append(s)
+                break
+    return [states[s] for s in reversed(walk)]
+
+
+def _words(masks: list[int], n_cells: int) -> np.ndarray:
+    """Int cell masks as rows of 64-bit words."""
+    width = -(-n_cells // 64)
+    raw = b"".join(m.to_bytes(8 * width, "little") for m in masks)
+    return np.frombuffer(raw, dtype=np.uint64).reshape(len(masks), width)
+
+
+def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
+    """useful[i, j]: the digits z (as bits) for which some cell holding z sees every z of
+    sets i and j (outside both): what a chain from i to j could eliminate. (Word-wise
+    AND, not a matrix product: BLAS threads stall on a busy machine.)"""
+    n, n_cells = len(g.sets), grid.geometry.n_cells
+    useful = np.zeros((n, n), dtype=np.int64)
+    for d in range(1, grid.geometry.size + 1):
+        members = np.array([i for i, s in enumerate(g.sets) if d in s.seen], dtype=np.intp)
+        if len(members) < 2:
+            continue
+        seen = _words([g.sets[i].seen[d] & ~g.sets[i].mask for i in members], n_cells)
+        holding = seen & _words([g.holding[d - 1]], n_cells)[0]
+        hit = (holding[:, None, :] & seen[None, :, :]).any(axis=2)
+        useful[np.ix_(members, members)] |= hit.astype(np.int64) << (d - 1)
+    return useful
+
+
+def _chain_step(grid, chain, joins, zs, gone) -> Step:
+    parts = [_describe(grid, chain[0])]
+    for s, x in zip(chain[1:], joins, strict=True):
+        parts.append(f"-{grid.symbol(x)}- {_describe(grid, s)}")
+    sym = grid.symbol(zs[0]) if len(zs) == 1 else "one of " + digit_list(grid, zs)
+    return Step(
+        "ALS chain",
+        f"ALS chain: {' '.join(parts)} (neighbours cannot both hold the digit between them): "
+        f"if the first set lacks {sym}, each set in turn is locked and the last holds it; so "
+        f"a cell seeing every place of it in the first and the last cannot hold it: "
+        f"{elimination_text(grid, gone)}",
+        eliminations=gone,
+        cells=tuple(c for s in chain for c in s.cells),
+        digits=tuple(dict.fromkeys((*zs, *joins))),
+    )
+
+
+def death_blossoms(grid: Candidates) -> Iterator[Step]:
+    g = als_graph(grid)
+    masks = digit_masks(grid)
+    peers = _peer_masks(grid.geometry)
+    sets = g.sets
+    for stem in grid.empty_cells().tolist():
+        digits = bits(masks[stem])
+        if not 2 <= len(digits) <= 4:
+            continue
+        # petals for each stem digit: sets (not holding the stem) whose places for it all
+        # see the stem
+        petals = {
+            d: [
+                i
+                for i, s in enumerate(sets)
+                if not s.mask >> stem & 1 and d in s.holders and s.holders[d] & ~peers[stem] == 0
+            ]
+            for d in digits
+        }
+        if not all(petals.values()):
+            continue
+        shared = -1
+        for d in digits:
+            union = 0
+            for i in petals[d]:
+                union |= sets[i].digits
+            shared &= union
+        blooms: dict[tuple[Als, ...], set[tuple[int, int]]] = {}
+        for z in bits(shared & ~masks[stem]):
+            options = [
+                [sets[i] for i in petals[d] if sets[i].digits >> (z - 1) & 1] for d in digits
+            ]
+            if all(options):
+                start = g.holding[z - 1] & ~(1 << stem)
+                for choice, hits in _petals(options, z, start, []):
+                    blooms.setdefault(choice, set()).update((c, z) for c in _bits_of(hits))
+        for chosen, found in blooms.items():
+            gone = tuple(sorted(found))
+            petal_text = "; ".join(
+                f"{grid.symbol(d)}: {_describe(grid, s)}"
+                for d, s in zip(digits, chosen, strict=True)
+            )
+            zs = sorted({d for _, d in gone})
+            yield Step(
+                "death blossom",
+                f"death blossom: stem {grid.name(stem)} is one of "
+                f"{''.join(grid.symbol(d) for d in digits)}, and each of them rules out "
+                f"a petal (an almost locked set whose places for it all see the stem), "
+                f"which is then locked: {petal_text}; every petal holds "
+                f"{digit_list(grid, zs)}, so a cell seeing all their places for one of them "
+                f"cannot hold it: {elimination_text(grid, gone)}",
+                eliminations=gone,
+                cells=(stem, *(c for s in chosen for c in s.cells)),
+                digits=tuple(dict.fromkeys((*digits, *zs))),
+            )
+
+
+def _petals(options, z, hits, chosen):
+    """(petals, cells) for each choice of one petal per stem digit: `hits` are the cells
+    holding z that see every z of the petals chosen so far (outside them)."""
+    if not hits:
+        return
+    if len(chosen) == len(options):
+        yield tuple(chosen), hits
+        return
+    for s in options[len(chosen)]:
+        chosen.append(s)
+        yield from _petals(options, z, hits & s.seen[z] & ~s.mask, chosen)
+        chosen.pop()

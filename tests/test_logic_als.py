@@ -1,0 +1,98 @@
+"""Almost locked sets and Sue de Coq: exact eliminations on crafted grids, 9x9 and 16x16.
+
+Every cell starts open with every candidate; a few cells are narrowed to draw the pattern,
+so the expected eliminations follow from the pattern alone (HoDoKu's library checks the
+rest: tests/test_logic_reglib.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from solver.geometry import standard
+from solver.logic.als import almost_locked_sets, als_xz, death_blossoms
+from solver.logic.candidates import Candidates
+from solver.logic.sue_de_coq import sue_de_coq
+
+
+def open_grid(n: int) -> Candidates:
+    g = standard(n)
+    size = g.size
+    symbols = "123456789ABCDEFG"[:size]
+    return Candidates(g, np.zeros(g.n_cells, np.int8), np.ones((g.n_cells, size), bool), symbols)
+
+
+def narrow(grid: Candidates, **cells: str) -> Candidates:
+    """narrow(grid, r1c1="12"): the named cells keep only those digits (1-9)."""
+    g = grid.geometry
+    for name, digits in cells.items():
+        r, c = (int(x) for x in name[1:].split("c"))
+        cell = g.cell_at[(r - 1, c - 1)]
+        grid.marks[cell] = False
+        for d in digits:
+            grid.marks[cell, int(d) - 1] = True
+    return grid
+
+
+def named(grid: Candidates, changes) -> set[tuple[str, int]]:
+    return {(grid.name(c), d) for c, d in changes}
+
+
+def test_a_two_candidate_cell_is_the_smallest_almost_locked_set():
+    grid = narrow(open_grid(3), r1c1="12", r5c1="13", r5c2="23")
+    found = {tuple(grid.name(c) for c in s.cells) for s in almost_locked_sets(grid)}
+    assert ("r1c1",) in found and ("r5c1", "r5c2") in found
+    assert ("r1c2",) not in found  # nine candidates in one cell is no ALS
+
+
+def xz_pattern(n: int) -> Candidates:
+    # A = r1c1 (12), B = r5c1 + r5c2 (123): 1 joins them (r1c1 and r5c1 share column 1),
+    # so A holds 2 or B does (in r5c2)
+    return narrow(open_grid(n), r1c1="12", r5c1="13", r5c2="23")
+
+
+XZ_GONE = {("r1c2", 2), ("r2c2", 2), ("r3c2", 2), ("r4c1", 2), ("r6c1", 2)}
+
+
+def test_als_xz_removes_z_from_cells_seeing_both_sets():
+    grid = xz_pattern(3)
+    steps = [s for s in als_xz(grid) if named(grid, s.eliminations) == XZ_GONE]
+    assert steps and "ALS-XZ" in steps[0].text
+
+
+def test_als_xz_on_16x16():
+    grid = xz_pattern(4)
+    # boxes are 4x4 here: r1c1's box is r1-r4 x c1-c4 and r5c2's is r5-r8 x c1-c4, so the
+    # cells seeing both are r1c2 (row 1), r2c2-r4c2 (box, column 2) and r6c1-r8c1
+    gone = {("r1c2", 2), ("r2c2", 2), ("r3c2", 2), ("r4c2", 2)}
+    gone |= {("r6c1", 2), ("r7c1", 2), ("r8c1", 2)}
+    assert any(named(grid, s.eliminations) == gone for s in als_xz(grid))
+
+
+def test_als_xz_needs_the_restricted_common_to_see_across():
+    # B's 1 moved to r5c3, which does not see r1c1: A and B could both hold 1
+    grid = narrow(open_grid(3), r1c1="12", r5c3="13", r5c2="23")
+    assert not any(named(grid, s.eliminations) == XZ_GONE for s in als_xz(grid))
+
+
+def test_death_blossom_on_a_crafted_stem():
+    # stem r1c1 (12); petal for 1: r1c5 (13); petal for 2: r5c1 (23): either way 3 is in
+    # r1c5 or r5c1, so r5c5 (sees both) cannot be 3
+    grid = narrow(open_grid(3), r1c1="12", r1c5="13", r5c1="23")
+    steps = [s for s in death_blossoms(grid) if ("r5c5", 3) in named(grid, s.eliminations)]
+    assert steps and steps[0].cells[0] == grid.geometry.cell_at[(0, 0)]
+
+
+def test_sue_de_coq_shares_the_intersection_between_line_and_box():
+    # r1c1 + r1c2 hold 1234; r1c5 (12) in the row, r2c1 (34) in the box: four cells,
+    # four digits, so 1 and 2 leave the rest of row 1, 3 and 4 the rest of box 1
+    grid = narrow(open_grid(3), r1c1="1234", r1c2="1234", r1c5="12", r2c1="34")
+    want = {(f"r1c{c}", d) for c in (3, 4, 6, 7, 8, 9) for d in (1, 2)}
+    want |= {(name, d) for name in ("r1c3", "r2c2", "r2c3", "r3c1", "r3c2", "r3c3") for d in (3, 4)}
+    assert any(named(grid, s.eliminations) == want for s in sue_de_coq(grid))
+
+
+def test_sue_de_coq_needs_disjoint_line_and_box_digits():
+    # the box cell shares 2 with the row cell: 2 could be in both, no deduction of that shape
+    grid = narrow(open_grid(3), r1c1="1234", r1c2="1234", r1c5="12", r2c1="24")
+    cells = {grid.geometry.cell_at[(0, 4)], grid.geometry.cell_at[(1, 0)]}
+    assert not any(cells <= set(s.cells) for s in sue_de_coq(grid))
