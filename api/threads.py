@@ -13,9 +13,46 @@ the cores they only fight each other, so pools ask for one OpenCV thread per wor
 
 from __future__ import annotations
 
+import os
+
+
+def cores() -> int:
+    """The cores this process may run on: the default number of workers everywhere.
+
+    Its CPU affinity, which containers and `taskset` narrow, not the machine's count.
+
+    Returns
+    -------
+    int
+        At least 1.
+
+    Examples
+    --------
+    >>> 1 <= cores() <= (os.cpu_count() or 1)
+    True
+    """
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
 
 def limit_threads(opencv: int | None = None) -> None:
-    """One BLAS thread; `opencv` OpenCV threads when given (None leaves OpenCV's default)."""
+    """Give BLAS one thread, and OpenCV `opencv` threads when given.
+
+    Parameters
+    ----------
+    opencv : int, optional
+        OpenCV's threads; None leaves OpenCV's default (every core).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    See the module's.
+    """
     import cv2  # loaded first: its wheel bundles an OpenBLAS of its own, limited below too
     import numpy  # noqa: F401
     from threadpoolctl import threadpool_limits

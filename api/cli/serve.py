@@ -7,6 +7,8 @@ solver processes do the CPU-bound work (see api/service/workers.py for why).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import typer
 
 
@@ -35,11 +37,21 @@ def serve(
         None, "--max-upload-mb", min=0.01, help="Largest accepted upload, in MB (then 413)."
     ),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn's log level."),
+    ssl_certfile: str | None = typer.Option(
+        None,
+        "--ssl-certfile",
+        help="Serve HTTPS with this certificate (PEM): phones allow the camera of the live "
+        "mode only over HTTPS (or on localhost).",
+    ),
+    ssl_keyfile: str | None = typer.Option(
+        None, "--ssl-keyfile", help="The certificate's private key (PEM)."
+    ),
 ) -> None:
     """Serve the HTTP API and the phone page (open http://HOST:PORT/ on a phone).
 
     Limits come from SUDOKU_LENS_* environment variables (see docs/http.md);
-    these options override them.
+    these options override them. For the live camera mode on a phone, serve HTTPS
+    (--ssl-certfile/--ssl-keyfile; README "Live mode").
     """
     from pydantic import ValidationError
 
@@ -56,6 +68,14 @@ def serve(
     except ValidationError as error:
         typer.echo(f"error: {describe(error)}", err=True)
         raise typer.Exit(2) from None
+
+    if bool(ssl_certfile) != bool(ssl_keyfile):
+        typer.echo("error: --ssl-certfile and --ssl-keyfile go together", err=True)
+        raise typer.Exit(2)
+    for path in (ssl_certfile, ssl_keyfile):
+        if path and not Path(path).is_file():
+            typer.echo(f"error: {path}: no such file", err=True)
+            raise typer.Exit(2)
 
     import uvicorn
 
@@ -74,6 +94,12 @@ def serve(
         http=guarded_h11(header_timeout_s=settings.idle_timeout_s),
         timeout_keep_alive=settings.keep_alive_s,
         timeout_graceful_shutdown=5,
+        ssl_certfile=ssl_certfile,
+        ssl_keyfile=ssl_keyfile,
+        # A live frame a little over its limit gets the service's own error message; far
+        # over, the socket closes with 1009 (message too big) before it is all read.
+        ws_max_size=max(4 * settings.live_max_frame_bytes, 2**20),
+        ws_per_message_deflate=False,  # frames are JPEG: compressing them again is wasted work
     )
 
 

@@ -4,7 +4,7 @@ Layout (FastAPI's larger-application style): `settings` (limits from the environ
 `dependencies` (what routers receive), `errors` (one JSON error shape, the one table of
 HTTP statuses), `middleware` (body bounds, hygiene, access log), `protocol` (bounds before a
 request's headers end), `workers` + `jobs` (the solver processes), `models` (the grid
-contract), `cache` (overlays), `routers/` (photos, grid, health, page). Run it with
+contract), `cache` (overlays), `routers/` (photos, grid, health, page, live). Run it with
 `sudoku-lens serve`.
 
 >>> app = create_app(Settings(workers=1))        # doctest: +SKIP
@@ -27,7 +27,7 @@ from api.service.middleware import (
     InflightBytes,
     configure_access_log,
 )
-from api.service.routers import grid, health, page, photos
+from api.service.routers import grid, health, live, page, photos
 from api.service.settings import Settings
 from api.service.workers import SolverPool
 
@@ -37,6 +37,8 @@ Photograph a sudoku, get it solved and drawn back onto the photo.
 * `POST /v1/solve` with a photo (multipart field `image`) answers the JSON result, or the
   solved photo itself for `Accept: image/jpeg` / `image/png`.
 * `POST /v1/grid` solves a puzzle given as text (and explains it with `"explain": true`).
+* `WebSocket /v1/live`: the live camera mode, a frame in, corners and the solution out
+  (docs/live.md).
 * Errors are always `{"error": {"code": ..., "message": ...}}`.
 """
 
@@ -87,7 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ttl_s=settings.result_ttl_s,
     )
     errors.install(app)
-    for module in (photos, grid, health, page):
+    for module in (photos, grid, health, page, live):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=page.STATIC), name="static")
     # Added last = outermost: the access log sees the body bounds' 4xx and 503 too, and the

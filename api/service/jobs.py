@@ -187,20 +187,24 @@ def run(kind: str, job: Any, data: bytes | None = None) -> Any:
     Parameters
     ----------
     kind : str
-        "photo" or "grid".
-    job : PhotoJob or GridRequest
+        "photo", "grid" or "live" (one video frame of the live camera mode).
+    job : PhotoJob, GridRequest or api.live.FrameJob
         What to do.
     data : bytes, optional
-        The upload, for a photo.
+        The upload, for a photo or a frame.
 
     Returns
     -------
-    SolvedPhoto, GridAnswer or Refused
+    SolvedPhoto, GridAnswer, api.live.FrameAnswer or Refused
     """
     if kind == "photo":
         return photo(data, job)
     if kind == "grid":
         return grid(job)
+    if kind == "live":
+        from api.live import frame
+
+        return frame(data, job)
     raise ValueError(f"unknown job kind {kind!r}")
 
 

@@ -75,9 +75,11 @@ class LocalServer:
         env: dict[str, str] | None = None,
         ready_timeout_s: float = 180,
         log_path: str | Path | None = None,
+        ssl: tuple[str | Path, str | Path] | None = None,
     ):
         self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.ssl = ssl  # (certificate, key): serve HTTPS, as `serve --ssl-certfile/--ssl-keyfile`
+        self.url = f"{'https' if ssl else 'http'}://127.0.0.1:{self.port}"
         self.workers = workers
         self.env = env or {}
         self.ready_timeout_s = ready_timeout_s
@@ -97,6 +99,8 @@ class LocalServer:
         env = {**os.environ, **self.env, "PYTHONUNBUFFERED": "1"}
         command = [*serve_command(), "--host", "127.0.0.1", "--port", str(self.port)]
         command += ["--workers", str(self.workers), "--log-level", "warning"]
+        if self.ssl:
+            command += ["--ssl-certfile", str(self.ssl[0]), "--ssl-keyfile", str(self.ssl[1])]
         self.log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(
             command, stdout=self.log, stderr=subprocess.STDOUT, env=env, start_new_session=True
@@ -113,13 +117,25 @@ class LocalServer:
                     f"server exited with {self.process.returncode}:\n{self.log_tail()}"
                 )
             try:
-                if httpx.get(self.url + "/readyz", timeout=2).status_code == 200:
+                if (
+                    httpx.get(self.url + "/readyz", timeout=2, verify=self.verify).status_code
+                    == 200
+                ):
                     return
             except httpx.HTTPError:
                 pass
             time.sleep(0.2)
         self.stop()
         raise RuntimeError(f"server not ready after {self.ready_timeout_s} s:\n{self.log_tail()}")
+
+    @property
+    def verify(self):
+        """What a client checks the server's certificate with: its own (self-signed) one."""
+        if not self.ssl:
+            return True
+        import ssl
+
+        return ssl.create_default_context(cafile=str(self.ssl[0]))
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

@@ -7,7 +7,8 @@ adds a deadline from the moment a connection opens (or its previous answer is se
 end of the next request's headers: past it, a connection that sent part of a request gets a
 408 in the service's JSON error shape, and one that sent nothing is just closed. Requests
 h11 itself finds malformed get the JSON error shape too, instead of uvicorn's plain text.
-The body is bounded in api.service.middleware.BodyLimits.
+The body is bounded in api.service.middleware.BodyLimits. A request upgraded to a WebSocket
+leaves the deadline behind (the live route has its own idle limit).
 
 >>> protocol = guarded_h11(header_timeout_s=10)
 >>> protocol.header_timeout_s, issubclass(protocol, H11Protocol)
@@ -66,6 +67,12 @@ class GuardedH11Protocol(H11Protocol):
         super().data_received(data)
         if self.cycle is not cycle:  # a request's headers ended: the app bounds the rest
             self.cancel_header_timer()
+
+    def handle_websocket_upgrade(self, event) -> None:
+        """A WebSocket (/v1/live) takes the connection over: its headers ended, and from
+        here its own protocol and the live route bound it (idle time, frame limits)."""
+        self.cancel_header_timer()
+        super().handle_websocket_upgrade(event)
 
     def on_response_complete(self) -> None:
         cycle = self.cycle

@@ -22,6 +22,12 @@ the machine it runs on, so `sudoku-lens serve` works out of the box. docs/http.m
 | SUDOKU_LENS_RESULT_TTL_S | 600 | how long an overlay stays fetchable |
 | SUDOKU_LENS_MAX_SOLUTIONS | 1000 | largest `limit` accepted by POST /v1/grid |
 | SUDOKU_LENS_ENGINE | (pipeline default) | digit recogniser used for photos |
+| SUDOKU_LENS_LIVE_MAX_FRAME_KB | 512 | one frame of the live mode (/v1/live), a binary message |
+| SUDOKU_LENS_LIVE_MAX_PIXELS | 4000000 | a live frame's width x height |
+| SUDOKU_LENS_LIVE_MAX_FPS | 30 | frames one live connection may send per second |
+| SUDOKU_LENS_LIVE_MAX_CONNECTIONS | 16 | live connections open at once, all clients |
+| SUDOKU_LENS_LIVE_MAX_PER_CLIENT | 4 | live connections open at once from one address |
+| SUDOKU_LENS_LIVE_IDLE_S | 30 | a live connection that sends no frame this long is closed |
 
 >>> Settings(max_upload_mb=2).max_upload_bytes
 2097152
@@ -29,26 +35,12 @@ the machine it runs on, so `sudoku-lens serve` works out of the box. docs/http.m
 
 from __future__ import annotations
 
-import os
-
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from api.threads import cores
+
 PREFIX = "SUDOKU_LENS_"
-
-
-def default_workers() -> int:
-    """Every core this process may run on (its CPU affinity, which containers narrow).
-
-    Returns
-    -------
-    int
-        At least 1.
-    """
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 class Settings(BaseSettings):
@@ -73,7 +65,7 @@ class Settings(BaseSettings):
     max_grid_body_kb: float = Field(64, gt=0)
     max_inflight_mb: float = Field(120, gt=0)
     max_pixels: int = Field(50_000_000, gt=0)
-    workers: int = Field(default_factory=default_workers, ge=1)
+    workers: int = Field(default_factory=cores, ge=1)  # every core it may run on
     queue_length: int = Field(8, ge=0)
     timeout_s: float = Field(30.0, gt=0)
     upload_timeout_s: float = Field(30.0, gt=0)
@@ -85,6 +77,12 @@ class Settings(BaseSettings):
     result_ttl_s: float = Field(600.0, ge=0)
     max_solutions: int = Field(1000, gt=0)
     engine: str = ""  # "" = the pipeline's default engine
+    live_max_frame_kb: float = Field(512, gt=0)
+    live_max_pixels: int = Field(4_000_000, gt=0)
+    live_max_fps: float = Field(30, gt=0)
+    live_max_connections: int = Field(16, ge=1)
+    live_max_per_client: int = Field(4, ge=1)
+    live_idle_s: float = Field(30.0, gt=0)
 
     @property
     def max_upload_bytes(self) -> int:
@@ -98,6 +96,10 @@ class Settings(BaseSettings):
     def max_inflight_bytes(self) -> int:
         """At least one largest upload always fits."""
         return max(int(self.max_inflight_mb * 2**20), self.max_upload_bytes)
+
+    @property
+    def live_max_frame_bytes(self) -> int:
+        return int(self.live_max_frame_kb * 1024)
 
     @property
     def result_cache_bytes(self) -> int:

@@ -33,8 +33,9 @@ from typing import Any
 
 log = logging.getLogger("sudoku_lens.service")
 
-KINDS = ("grid", "photo")  # dispatch order when both wait
-FIRST_GUESS_MS = {"grid": 50.0, "photo": 1000.0}  # a job's time before any was measured
+# dispatch order when several wait: puzzles and live frames take milliseconds, photos a second
+KINDS = ("grid", "live", "photo")
+FIRST_GUESS_MS = {"grid": 50.0, "live": 20.0, "photo": 1000.0}  # before any was measured
 
 
 class QueueFull(Exception):
@@ -293,7 +294,7 @@ class SolverPool:
         Parameters
         ----------
         kind : str
-            "photo" or "grid".
+            "photo", "live" or "grid".
 
         Returns
         -------

@@ -21,6 +21,7 @@ const state = {
   givens: new Array(N).fill(0), // the printed digits: the puzzle
   entries: new Array(N).fill(0), // the user's own hand-written digits
   pencil: new Set(), // cells holding pencil candidates
+  unclear: new Set(), // entries the reader cannot tell from the right digit
   lastCell: -1,
   lastFile: null,
   origin: new Array(N).fill(""), // "photo" | "edited" | ""
@@ -69,7 +70,7 @@ function mistakes() {
   const wrong = new Set();
   if (!state.solution) return wrong;
   state.entries.forEach((v, i) => {
-    if (v && !state.givens[i] && v !== state.solution[i]) wrong.add(i);
+    if (v && !state.givens[i] && v !== state.solution[i] && !state.unclear.has(i)) wrong.add(i);
   });
   return wrong;
 }
@@ -88,7 +89,7 @@ function draw() {
     const origin = state.origin[i];
     cell.classList.toggle("given", given > 0 && origin === "photo");
     cell.classList.toggle("edited", origin === "edited");
-    cell.classList.toggle("low", origin === "photo" && state.low[i]);
+    cell.classList.toggle("low", (origin === "photo" || state.unclear.has(i)) && state.low[i]);
     cell.classList.toggle("corrected", origin === "photo" && state.corrected.has(i));
     cell.classList.toggle("conflict", state.conflicts.has(i));
     cell.classList.toggle("hinted", state.hinted.has(i));
@@ -98,7 +99,9 @@ function draw() {
     const should = state.mode === "solve" && wrong.has(i) ? `, should be ${state.solution[i]}` : "";
     cell.title = wrong.has(i)
       ? `your ${entry} is wrong${should}`
-      : state.corrected.get(i) || (state.low[i] && origin === "photo" ? "unsure reading" : "");
+      : entry && state.unclear.has(i)
+        ? `read as ${entry}, but it may be the right digit: look for yourself`
+        : state.corrected.get(i) || (state.low[i] && origin === "photo" ? "unsure reading" : "");
   }
 }
 
@@ -129,6 +132,9 @@ function loadReading(result) {
   }
   state.entries = Array.from(result.entries || "0".repeat(N), (ch) => Number(ch) || 0);
   state.pencil = new Set((result.candidates || []).map((c) => c.index));
+  // an entry read as a wrong digit that may be the right one: neither right nor wrong
+  state.unclear = new Set((result.unclear || []).map((m) => m.index));
+  for (const i of state.unclear) state.low[i] = true;
   state.solution = result.solution ? Array.from(result.solution, Number) : null;
   state.conflicts = new Set();
   state.hinted = new Set();
@@ -261,6 +267,8 @@ function editCell(i, text) {
   if (!state.givens[i] && state.entries[i]) {
     // the user's own entry: fix what was read, the puzzle stays as it is
     state.entries[i] = digit;
+    state.unclear.delete(i); // the user has said what it is
+    state.low[i] = false;
     cells[i].value = digit ? String(digit) : "";
     draw();
     return;
@@ -362,6 +370,7 @@ function setKind(kind) {
   state.entries[i] = kind === "w" ? digit : 0;
   state.origin[i] = "edited";
   state.pencil.delete(i);
+  state.unclear.delete(i);
   state.hinted = new Set();
   resolveSoon();
 }

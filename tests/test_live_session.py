@@ -1,0 +1,94 @@
+"""LiveSession, the state of one live connection: what each frame's job is and what the
+client is told, fed with crafted frame answers (the socket tests run the real thing)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from api.live import COAST_FRAMES, READ_ALWAYS, READ_ON_CHANGE, FrameAnswer, LiveSession
+from api.schema import PhotoResultModel
+
+CORNERS = np.float32([[100, 100], [400, 110], [390, 400], [95, 390]])
+SIGNATURE = np.zeros((9, 9), np.int8)
+GIVENS = "530070000600195000098000060800060003400803001700020006060000280000419005000080079"
+OTHER = "0" * 40 + "5" + "0" * 40
+
+
+def read(givens: str = GIVENS, status: str = "solved", shift: float = 0.0) -> FrameAnswer:
+    result = PhotoResultModel(status=status, givens=givens, solution="1" * 81)
+    return FrameAnswer((640, 480), CORNERS + shift, SIGNATURE, True, 0, 81, result)
+
+
+def followed(shift: float = 0.0, differ: int = 0) -> FrameAnswer:
+    return FrameAnswer((640, 480), CORNERS + shift, SIGNATURE, True, differ, 81)
+
+
+def lost() -> FrameAnswer:
+    return FrameAnswer((640, 480))
+
+
+def kinds(messages: list[dict]) -> list[str]:
+    return [m["type"] for m in messages]
+
+
+def test_two_agreeing_reads_confirm_a_grid_sent_once():
+    session = LiveSession()
+    assert session.job().read == READ_ALWAYS
+    first = session.answer(read())
+    assert kinds(first) == ["frame"] and first[0]["grid"] is None
+    assert session.job().read == READ_ALWAYS  # a pending read needs a second one
+    second = session.answer(read(shift=1))
+    assert kinds(second) == ["grid", "frame"]
+    assert second[0]["givens"] == GIVENS and second[1]["grid"] == second[0]["id"]
+    assert session.job().read == READ_ON_CHANGE
+    for k in range(5):
+        assert kinds(session.answer(followed(shift=2 + k))) == ["frame"]
+    assert kinds(session.answer(read(shift=8))) == ["frame"]  # read again, the same grid
+
+
+def test_disagreeing_or_unsolved_reads_confirm_nothing():
+    session = LiveSession()
+    session.answer(read())
+    assert session.answer(read(OTHER))[-1]["grid"] is None  # disagrees: waits again
+    session.answer(read(status="multiple_solutions"))  # unsolved: never confirmed
+    assert session.answer(read())[-1]["grid"] is None  # so this one is a first read again
+    assert kinds(session.answer(read())) == ["grid", "frame"]
+
+
+def test_a_new_grid_hides_the_old_until_it_is_confirmed():
+    session = LiveSession()
+    session.answer(read())
+    old = session.answer(read())[0]["id"]
+    assert session.answer(read(OTHER))[-1]["grid"] is None  # other digits: not the old grid
+    messages = session.answer(read(OTHER))
+    assert kinds(messages) == ["grid", "frame"] and messages[0]["id"] != old
+
+
+def test_a_frame_whose_ink_differs_too_much_does_not_show_the_grid():
+    session = LiveSession()
+    session.answer(read())
+    session.answer(read())
+    assert session.answer(followed(differ=20))[-1]["grid"] == 1  # a hand over 20 cells
+    assert session.answer(followed(differ=21))[-1]["grid"] is None  # over a quarter
+
+
+def test_motion_predicts_the_next_corners_and_bridges_a_few_lost_frames():
+    session = LiveSession()
+    session.answer(read())
+    session.answer(read(shift=4))
+    assert np.allclose(session.job().corners, CORNERS + 8)  # it kept moving
+    for k in range(COAST_FRAMES):
+        message = session.answer(lost())[-1]
+        assert message["coasting"] and message["grid"] == 1
+        assert np.allclose(message["corners"], CORNERS + 4 * (k + 2), atol=0.1)
+    message = session.answer(lost())[-1]
+    assert message["state"] == "searching" and message["corners"] is None
+
+
+def test_a_mode_starts_over():
+    session = LiveSession()
+    session.answer(read())
+    session.answer(read())
+    session.reset("hint")
+    assert session.mode == "hint" and session.job().read == READ_ALWAYS
+    assert session.job().reference is None

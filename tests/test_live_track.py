@@ -1,0 +1,88 @@
+"""Tracking a grid through a synthetic video, and its ink signature (vision.track)."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from samples.synthetic import make_video
+from vision.locate import locate_grid
+from vision.track import (
+    EMPTY,
+    INK,
+    UNKNOWN,
+    best_turn,
+    changes,
+    ink_signature,
+    track_grid,
+)
+
+
+@pytest.fixture(scope="module")
+def video():
+    return make_video(8, n_frames=60, hand=False, out_of_view=False)
+
+
+def gray(frame) -> np.ndarray:
+    return cv2.cvtColor(frame.image, cv2.COLOR_BGR2GRAY)
+
+
+def test_tracking_follows_the_moving_grid_to_a_tenth_of_a_cell(video):
+    corners = video.frames[0].corners
+    for frame in video.frames[1:]:
+        located = track_grid(gray(frame), corners)
+        assert located is not None
+        error = np.linalg.norm(located.corners - frame.corners, axis=1).max()
+        assert error < 0.1 * frame.cell.mean()
+        corners = located.corners
+
+
+def test_tracking_gives_up_where_there_is_no_grid(video):
+    blank = np.full((480, 640), 200, np.uint8)
+    assert track_grid(blank, video.frames[0].corners) is None
+    far = video.frames[0].corners + [0, 150]  # half the grid away: no comb there
+    assert track_grid(gray(video.frames[0]), far) is None
+
+
+def test_signature_is_the_printed_digits(video):
+    frame = video.frames[10]
+    signature = ink_signature(gray(frame), frame.corners)
+    known = signature != UNKNOWN
+    assert known.sum() >= 75
+    assert (signature[known] == np.where(video.givens > 0, INK, EMPTY)[known]).all()
+
+
+def test_a_written_digit_changes_the_signature(video):
+    frame = video.frames[5]
+    image = gray(frame)
+    before = ink_signature(image, frame.corners)
+    r, c = np.argwhere(video.givens == 0)[0]
+    centre = tuple(int(v) for v in frame.centres[r, c])
+    cv2.putText(image, "7", (centre[0] - 8, centre[1] + 10), cv2.FONT_HERSHEY_SIMPLEX, 0.9, 30, 3)
+    after = ink_signature(image, frame.corners)
+    assert after[r, c] == INK and before[r, c] == EMPTY
+    assert changes(after, before)[0] == 1
+
+
+def test_the_turn_of_a_full_search_is_recovered_from_the_signature(video):
+    frame = video.frames[0]
+    image = gray(frame)
+    reference = ink_signature(image, frame.corners)
+    last = video.frames[1].corners  # the puzzle is symmetric: the last corners decide
+    for k in range(4):
+        turned = np.roll(frame.corners, k, axis=0)  # as a full search might order them
+        signature = ink_signature(image, turned)
+        found, differ, known = best_turn(signature, reference, turned, last)
+        assert differ == 0 and known > 70
+        upright = np.roll(turned, -found, axis=0)
+        assert np.allclose(upright, frame.corners)
+
+
+def test_a_full_search_finds_the_grid_of_a_video_frame(video):
+    frame = video.frames[30]
+    located = locate_grid(gray(frame))
+    _, differ, _ = best_turn(
+        ink_signature(gray(frame), located.corners), ink_signature(gray(frame), frame.corners)
+    )
+    assert differ == 0

@@ -1,0 +1,208 @@
+"""Follow a grid from one video frame to the next, and tell cheaply whether its content changed.
+
+The live camera mode answers many frames a second, and a full search for the grid (every
+threshold, every contour, a score for each candidate) costs tens of milliseconds. Between two
+frames the paper moves a little, so the grid is looked for only near where it was: the last
+corners warp the frame to a square with a margin, and the ten evenly spaced lines of each
+direction are fitted there (`vision.locate.fit_outer_lines`, the same fit that places the
+corners of a photo), once coarse, once fine, and checked with the grid score. When that fails
+(the paper moved too far, a hand hides it) the caller falls back to the full search.
+
+The digits are read again only when the content changed: the `ink_signature` of a grid is
+which of its 81 cells hold ink in their middles (a digit), which are empty and which are
+unknown (in between, or outside the frame), from a small warp of 144 pixels a side.
+
+>>> import numpy as np
+>>> square = np.full((200, 200), 230, np.uint8)
+>>> corners = np.float32([[10, 10], [190, 10], [190, 190], [10, 190]])
+>>> int((ink_signature(square, corners) == EMPTY).sum())
+81
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.locate import (
+    FINE_CELL,
+    MIN_SCORE,
+    REFINE_CELL,
+    Located,
+    fit_outer_lines,
+    grid_score,
+    grid_side,
+    square_homography,
+)
+
+SIGNATURE_CELL = 16  # pixels per cell of the warp the signature is taken from
+INK, EMPTY, UNKNOWN = 1, 0, -1
+INKED = 0.10  # share of a cell's middle that is ink: above, a digit; below EMPTY_BELOW, none
+EMPTY_BELOW = 0.04
+MIN_SIDE = 45.0  # a grid smaller than this (pixels a side) is not tracked
+# A tracked grid must look clearly like one (a full search accepts MIN_SCORE): a comb fitted
+# a few cells off the grid, across its lines and the text beside it, can still pass that.
+TRACK_SCORE = 0.5
+CLEAR_COMB, FAINT_COMB = 0.25, 0.1  # mean strength of a fitted comb of lines (0 to 0.9)
+HELD_CELLS = 0.35  # a faint fit is accepted this near (in cells) the expected corners
+
+
+def track_grid(gray: np.ndarray, corners: np.ndarray) -> Located | None:
+    """The grid near ``corners`` (within about half a cell), or None when it is not there.
+
+    A hand or a pen over part of the grid hides some of its lines: when the clear fit
+    fails, a lenient one (fainter combs, the full search's score) is accepted if it stays
+    within HELD_CELLS of where the grid was expected, since so near the expected place a
+    weaker fit cannot have jumped to the wrong lines.
+
+    Parameters
+    ----------
+    gray : np.ndarray
+        The frame, gray.
+    corners : np.ndarray
+        (4, 2) where the grid was (or is predicted to be), in any corner order: the result
+        keeps that order, so a grid turned upright stays upright.
+
+    Returns
+    -------
+    Located or None
+        The fitted corners and their grid score; None when a comb of lines is missing or
+        the score says it is not a sudoku grid.
+
+    Examples
+    --------
+    >>> track_grid(np.full((100, 100), 255, np.uint8), np.float32([[0, 0], [9, 0], [9, 9], [0, 9]]))
+    """
+    corners = np.asarray(corners, np.float32)
+    if grid_side(corners) < MIN_SIDE:
+        return None
+    found = fit_grid(gray, corners, CLEAR_COMB, TRACK_SCORE)
+    if found is not None:
+        return found
+    found = fit_grid(gray, corners, FAINT_COMB, MIN_SCORE)
+    if found is not None:
+        moved = np.linalg.norm(found.corners - corners, axis=1).max()
+        if moved <= HELD_CELLS * grid_side(corners) / 9:
+            return found
+    return None
+
+
+def fit_grid(gray: np.ndarray, corners: np.ndarray, comb: float, score: float) -> Located | None:
+    """The coarse then fine comb fit near ``corners``, if its combs reach ``comb`` strength
+    and the grid score ``score``."""
+    coarse = fit_outer_lines(
+        gray, corners, REFINE_CELL, 0.5, 0.08, step=0.5, strict=True, min_strength=comb
+    )
+    if coarse is None:
+        return None
+    cell = int(np.clip(grid_side(coarse) / 18, REFINE_CELL, FINE_CELL))
+    fine = fit_outer_lines(
+        gray, coarse, cell, 1.5 / REFINE_CELL, 0.01, outer=True, strict=True, min_strength=comb
+    )
+    if fine is None:
+        return None
+    found = grid_score(gray, fine)
+    return Located(fine.astype(np.float32), found) if found >= score else None
+
+
+def ink_signature(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """Which cells hold ink: (9, 9) int8 of INK, EMPTY or UNKNOWN, in the corners' order.
+
+    A cell is UNKNOWN when its ink share lies between the two thresholds (a faint or cut
+    digit that blur could tip either way) or its centre lies outside the frame.
+
+    Parameters
+    ----------
+    gray : np.ndarray
+        The frame, gray.
+    corners : np.ndarray
+        (4, 2) TL, TR, BR, BL of the grid as it should be read (row 0 along TL-TR).
+
+    Returns
+    -------
+    np.ndarray
+        (9, 9) int8.
+    """
+    cell = SIGNATURE_CELL
+    side = 9 * cell
+    homography = square_homography(corners, side)
+    warped = cv2.warpPerspective(
+        gray, homography, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    ink = cv2.adaptiveThreshold(
+        warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 2 * cell + 1, 10
+    )
+    quarter = cell // 4
+    middles = ink.reshape(9, cell, 9, cell)[
+        :, quarter : cell - quarter, :, quarter : cell - quarter
+    ]
+    share = middles.mean(axis=(1, 3))
+    signature = np.full((9, 9), UNKNOWN, np.int8)
+    signature[share >= INKED] = INK
+    signature[share < EMPTY_BELOW] = EMPTY
+    centres = (np.arange(9) + 0.5) * cell
+    xs, ys = np.meshgrid(centres, centres)
+    square = np.stack([xs.ravel(), ys.ravel()], axis=1).reshape(-1, 1, 2)
+    points = cv2.perspectiveTransform(square, np.linalg.inv(homography)).reshape(9, 9, 2)
+    height, width = gray.shape[:2]
+    outside = (points[..., 0] < 0) | (points[..., 0] >= width)
+    outside |= (points[..., 1] < 0) | (points[..., 1] >= height)
+    signature[outside] = UNKNOWN
+    return signature
+
+
+def changes(signature: np.ndarray, reference: np.ndarray) -> tuple[int, int]:
+    """(cells that differ, cells known in both): only cells known in both are compared.
+
+    >>> a = np.array([[1, 0, -1]], np.int8); b = np.array([[1, 1, 0]], np.int8)
+    >>> changes(a, b)
+    (1, 2)
+    """
+    known = (signature != UNKNOWN) & (reference != UNKNOWN)
+    return int((signature[known] != reference[known]).sum()), int(known.sum())
+
+
+def best_turn(
+    signature: np.ndarray,
+    reference: np.ndarray,
+    corners: np.ndarray | None = None,
+    last: np.ndarray | None = None,
+) -> tuple[int, int, int]:
+    """The quarter turn k that makes ``signature`` most like ``reference``.
+
+    np.rot90(signature, k) is the signature of the corners np.roll(corners, -k, axis=0):
+    after a full search (which orders corners by where they lie in the frame, not by the
+    grid's own up) the turn that matches the last known grid makes its corners upright
+    again without reading it. Printed puzzles are mostly symmetric under a half turn, so two
+    turns often match equally well: then the one whose corners lie nearest the ``last``
+    known corners wins (the phone turned little while the grid was lost).
+
+    Parameters
+    ----------
+    signature, reference : np.ndarray
+        (9, 9) signatures: of the grid as found, and of the grid as known.
+    corners, last : np.ndarray, optional
+        (4, 2) the corners as found and the last known upright ones, to break ties.
+
+    Returns
+    -------
+    tuple of int
+        (k, cells that differ, cells compared) for the best k.
+
+    Examples
+    --------
+    >>> ref = np.zeros((9, 9), np.int8); ref[0, 0] = ref[0, 1] = 1
+    >>> best_turn(np.rot90(ref, -1), ref)[:2]
+    (1, 0)
+    """
+    best = None
+    for k in range(4):
+        differ, known = changes(np.rot90(signature, k), reference)
+        distance = 0.0
+        if corners is not None and last is not None:
+            turned = np.roll(np.asarray(corners, np.float64), -k, axis=0)
+            distance = float(np.linalg.norm(turned - last, axis=1).sum())
+        key = (differ / max(known, 1), distance, -known)
+        if best is None or key < best[0]:
+            best = (key, k, differ, known)
+    return best[1], best[2], best[3]
