@@ -33,6 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from api.threads import cores
+
 IMAGE_EXTENSIONS = frozenset(
     (".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".bmp", ".tif", ".tiff")
     + (".heic", ".heif", ".avif", ".mpo")
@@ -208,14 +210,6 @@ def make_plan(
     if len({type(s) for s in stores}) > 1 or len({s.protocol for s in stores}) > 1:
         raise PlanError("the inputs must all be on one file system (all paths, or one URL kind)")
     return Plan(inputs, out, recursive, settings, workers, report)
-
-
-def cores() -> int:
-    """The cores this process may run on."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not Linux
-        return os.cpu_count() or 1
 
 
 def _check_engine(engine: str) -> None:
@@ -566,7 +560,23 @@ class Runner(Protocol):
 
 
 def serial(one_core: bool = True) -> Runner:
-    """Every photo in this process, one after the other."""
+    """Every photo in this process, one after the other.
+
+    Parameters
+    ----------
+    one_core : bool
+        Hold OpenCV to one thread (the batch's other processes have the other cores).
+
+    Returns
+    -------
+    Runner
+
+    Examples
+    --------
+    >>> records = list(serial()([Task("missing.jpg", None)], Settings()))
+    >>> records[0].status
+    'not_an_image'
+    """
 
     def run_serial(tasks: Iterator[Task], settings: Settings) -> Iterator:
         prepare_worker(one_core)
@@ -579,10 +589,22 @@ def serial(one_core: bool = True) -> Runner:
 def process_pool(workers: int, window: int | None = None) -> Runner:
     """A crash-tolerant pool of `workers` processes on this machine.
 
-    At most `window` photos (default: two per worker) are in flight, so Ctrl-C stops quickly
-    and a long listing is never held as futures. A worker killed (out of memory, a signal)
-    breaks the pool: it is restarted and the photos in flight are tried again; a photo that
-    was in flight at `MAX_CRASHES` deaths is reported as `error`.
+    At most `window` photos are in flight, so Ctrl-C stops quickly and a long listing is
+    never held as futures. A worker killed (out of memory, a signal) breaks the pool: it is
+    restarted and the photos in flight are tried again; a photo that was in flight at
+    `MAX_CRASHES` deaths is reported as `error`.
+
+    Parameters
+    ----------
+    workers : int
+        Processes.
+    window : int, optional
+        Photos in flight (default: two per worker).
+
+    Returns
+    -------
+    Runner
+        Tasks in, records out, in the order they finish.
     """
 
     def run_pool(tasks: Iterator[Task], settings: Settings) -> Iterator:
@@ -644,7 +666,17 @@ def _pool_worker_init() -> None:
 
 
 def default_runner(plan: Plan) -> Runner:
-    """The pool on this machine; one photo or `workers=1` runs in this process."""
+    """The pool on this machine; one photo or `workers=1` runs in this process.
+
+    Parameters
+    ----------
+    plan : Plan
+
+    Returns
+    -------
+    Runner
+        `serial` or `process_pool(plan.workers)`.
+    """
     if plan.single:
         return serial(one_core=False)
     if plan.workers == 1:

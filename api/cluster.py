@@ -5,13 +5,16 @@ scheduler; `--scheduler local:N` starts a `LocalCluster` of N worker processes h
 runs `api.batch.solve_file` changes: the plan, the report, `--resume`, the statuses and the
 exit codes are `api.batch`'s.
 
-- A bounded window of photos is in flight (`as_completed`, topped up as each finishes), so a
-  million photos are never a million futures; records are written as they arrive.
-- A worker process that dies loses nothing: the scheduler gives its photos to another
-  worker. A photo that was on `allowed_failures + 1` dying workers raises `KilledWorker` and
-  is reported as `error`, never retried forever (`local:N` sets the bound to
-  `api.batch.MAX_CRASHES`; a remote scheduler uses its own
-  `distributed.scheduler.allowed-failures`, 3 by default).
+- Photos go out a few to a Dask task (`CHUNK`), in a bounded window of photos
+  (`as_completed`, topped up as each task finishes), so a million photos are never a million
+  futures, and the scheduler's per-task cost is shared by a chunk; records are written as
+  each chunk arrives.
+- A worker process that dies loses nothing: the photos of its task go out again, one to a
+  task, so a photo that kills its worker takes no innocent chunk-mate with it; a photo that
+  was on `api.batch.MAX_CRASHES` dying workers, the last time alone, is reported as `error`,
+  never retried forever. The client counts the deaths (`local:N` has the scheduler give up
+  on a task at its worker's first death; a remote scheduler's own
+  `distributed.scheduler.allowed-failures` + 1 deaths count for each `KilledWorker`).
 - Every worker process loads the reader and the compiled solver once, when it joins
   (`WarmWorker`, a worker plugin), not once per photo.
 - Dask's worker profiler, which samples the solving thread every 10 ms, costs about a third
@@ -24,7 +27,9 @@ Dask is an optional extra: ``pip install 'sudoku-lens[dask]'``.
 
 from __future__ import annotations
 
+import collections
 import contextlib
+import itertools
 import logging
 import signal
 import threading
@@ -49,6 +54,22 @@ WORKER_ENVIRONMENT = {
     "OMP_NUM_THREADS": 1,
     "MKL_NUM_THREADS": 1,
     "OPENBLAS_NUM_THREADS": 1,
+}
+
+
+# Most photos per Dask task. A task costs a few milliseconds of the scheduler's and the
+# client's time and a photo about 40 ms of a core: four to a task make the overhead small,
+# and a chunk (about 0.2 s of work) still spreads evenly and keeps the tail short.
+CHUNK = 4
+
+# The scheduler's own bookkeeping over a long batch: Dask keeps bounded logs of past
+# transitions, events and stimuli (1,000 entries per log and topic by default) and of
+# computations (100, each holding the task groups it ran). A batch is one task group under
+# one key prefix (`_Batch`), and every finished task is released at once, so those logs are
+# the state that outlives a task: kept short here. docs/scale.md has the same for a cluster.
+SCHEDULER_MEMORY = {
+    "distributed.admin.low-level-log-length": 100,
+    "distributed.diagnostics.computations.max-history": 10,
 }
 
 
@@ -135,10 +156,14 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
             stack.enter_context(
                 dask.config.set(
                     {
-                        "distributed.scheduler.allowed-failures": MAX_CRASHES - 1,
-                        # one photo per single-threaded worker at a time: a photo that kills
-                        # its worker takes no innocent neighbour's try with it
+                        # a task whose worker dies fails at once (KilledWorker): the
+                        # client counts each photo's deaths and sends a dead chunk's photos
+                        # out again one to a task (`dask_runner`)
+                        "distributed.scheduler.allowed-failures": 0,
+                        # one task per single-threaded worker at a time: a worker's death
+                        # takes no waiting chunk's try with it
                         "distributed.scheduler.worker-saturation": 1.0,
+                        **SCHEDULER_MEMORY,
                         # the workers' statistical profiler samples the solving thread's
                         # stack every 10 ms: about a third of the throughput here
                         "distributed.worker.profile.enabled": False,
@@ -174,16 +199,72 @@ def workers_of(client) -> int:
     return sum(w.get("nthreads", 1) for w in client.scheduler_info()["workers"].values())
 
 
-def dask_runner(client, window: int | None = None) -> Runner:
+def default_window(threads: int) -> int:
+    """Photos in flight: two full chunks per worker thread (one solving, one waiting at the
+    scheduler, so a worker never waits for this process), and never fewer than two chunks."""
+    return 2 * CHUNK * max(1, threads)
+
+
+def chunk_size(window: int, threads: int) -> int:
+    """Photos per Dask task: up to `CHUNK`, and small enough that the window holds two tasks
+    per worker thread, so every worker has its next task waiting and the tail stays short.
+
+    >>> chunk_size(16, 2), chunk_size(4, 2), chunk_size(64, 2)
+    (4, 1, 4)
+    """
+    return max(1, min(CHUNK, window // (2 * max(1, threads))))
+
+
+def _taper(left: int, threads: int, limit: int, size: int) -> int:
+    """Photos for the next task when `left` photos remain listed and not sent: `size` while
+    a window is left, then fewer, down to one, as the listing runs out.
+
+    >>> [_taper(left, 2, 16, 4) for left in (16, 12, 8, 4, 1)]
+    [4, 3, 2, 1, 1]
+    """
+    return size if left >= limit else max(1, min(size, left // (2 * threads)))
+
+
+def solve_chunk(tasks: tuple[Task, ...], settings: Settings) -> list:
+    """A few photos in one Dask task (worker side): one record per photo, in order."""
+    return [solve_file(task, settings) for task in tasks]
+
+
+def deaths_per_kill(client) -> int:
+    """How many worker deaths one `KilledWorker` stands for: the scheduler's
+    ``allowed-failures`` + 1 (asked once per batch; Dask's default when it will not say)."""
+    import dask
+
+    try:
+        allowed = client.run_on_scheduler(_allowed_failures)
+    except Exception:  # a scheduler that refuses to run functions: assume its default
+        allowed = dask.config.get("distributed.scheduler.allowed-failures", 3)
+    return int(allowed) + 1
+
+
+def _allowed_failures(dask_scheduler=None) -> int:
+    return dask_scheduler.allowed_failures
+
+
+def dask_runner(client, window: int | None = None, chunk: int | None = None) -> Runner:
     """Tasks in, records out, on `client`'s cluster; at most `window` photos in flight.
+
+    Photos go out a few to a Dask task (`solve_chunk`): a task costs the scheduler and this
+    process a few milliseconds and some bookkeeping, a photo about 40 ms of a core, so one
+    task per photo spent a tenth of the cluster on overhead. A chunk's records are yielded
+    when it finishes. When a chunk's worker dies, its photos go out again one to a task, so
+    an innocent photo beside a killer is never blamed; a photo is reported as `error` once
+    it was on `MAX_CRASHES` dying workers and the last time alone.
 
     Parameters
     ----------
     client : distributed.Client
     window : int, optional
-        Photos in flight (default: four per worker thread, at least 8): enough to keep every
-        worker busy while results travel, few enough that the scheduler's and this process's
-        memory do not grow with the batch.
+        Photos in flight (default: `default_window`, two chunks per worker thread): enough
+        to keep every worker busy while results travel, few enough that the scheduler's
+        and this process's memory do not grow with the batch.
+    chunk : int, optional
+        Photos per task (default: `chunk_size` of the window).
 
     Returns
     -------
@@ -191,52 +272,99 @@ def dask_runner(client, window: int | None = None) -> Runner:
     """
 
     def run_on_cluster(tasks: Iterator[Task], settings: Settings) -> Iterator:
-        from distributed import KilledWorker, as_completed
+        from distributed import as_completed
 
-        limit = window or max(8, 4 * workers_of(client))
+        threads = max(1, workers_of(client))
+        limit = window or default_window(threads)
+        size = chunk or chunk_size(limit, threads)
+        batch = _Batch(client, settings, deaths_per_kill(client))
         tasks = iter(tasks)
-        flying: dict = {}  # key -> (future, task)
-        batch_id = uuid.uuid4().hex[:8]
-        number = 0
+        ahead: collections.deque[Task] = collections.deque()  # listed, not yet sent
+        finished = as_completed()
 
-        def submit(task: Task):
-            nonlocal number
-            number += 1
-            future = client.submit(
-                solve_file, task, settings, key=f"solve-photo-{batch_id}-{number}", pure=False
-            )
-            flying[future.key] = (future, task)
-            return future
+        def top_up() -> None:
+            while batch.alone and batch.photos < limit:  # photos of a dead chunk, one each
+                finished.add(batch.submit((batch.alone.popleft(),)))
+            # look a window ahead in the listing: when it runs out, the chunks shrink to
+            # one photo, so the last tasks are short and every worker finishes near the end
+            while batch.photos < limit:
+                ahead.extend(itertools.islice(tasks, limit - len(ahead)))
+                if not ahead:
+                    return
+                step = min(limit - batch.photos, _taper(len(ahead), threads, limit, size))
+                finished.add(batch.submit(tuple(ahead.popleft() for _ in range(step))))
 
-        finished = as_completed([submit(t) for _, t in zip(range(limit), tasks, strict=False)])
+        top_up()
         interrupted = _watch_ctrl_c()
         try:
             for future in finished:
                 if interrupted.is_set():
                     raise KeyboardInterrupt
-                _, task = flying.pop(future.key)
-                try:
-                    record = future.result()
-                except KilledWorker:
-                    record = crashed(task.photo, MAX_CRASHES)
-                except lost_scheduler_errors():
-                    raise
-                except Exception as error:  # a task that could not run (pickling, a bug)
-                    record = failure(
-                        task.photo, "error", f"internal error: {type(error).__name__}: {error}"
-                    )
-                future.release()
-                yield record
-                following = next(tasks, None)
-                if following is not None:
-                    finished.add(submit(following))
+                yield from batch.records(future)
+                top_up()
         finally:
             interrupted.restore()
-            if flying:
-                with contextlib.suppress(Exception):
-                    client.cancel([f for f, _ in flying.values()])
+            batch.cancel()
 
     return run_on_cluster
+
+
+class _Batch:
+    """The chunks in flight on a cluster, and what became of them: records, or photos to
+    try again alone after their worker died."""
+
+    def __init__(self, client, settings: Settings, deaths_per_kill: int):
+        self.client = client
+        self.settings = settings
+        self.deaths_per_kill = deaths_per_kill
+        # one key prefix for the batch: the scheduler keeps one task group for it
+        self.prefix = f"sudoku-lens-{uuid.uuid4().hex[:8]}"
+        self.number = 0
+        self.flying: dict = {}  # key -> (future, photos)
+        self.photos = 0  # photos in flight
+        self.alone: collections.deque[Task] = collections.deque()
+        self.crashes: dict[str, int] = {}  # photo -> worker deaths so far (until reported)
+
+    def submit(self, chunk: tuple[Task, ...]):
+        self.number += 1
+        future = self.client.submit(
+            solve_chunk, chunk, self.settings, key=f"{self.prefix}-{self.number}", pure=False
+        )
+        self.flying[future.key] = (future, chunk)
+        self.photos += len(chunk)
+        return future
+
+    def records(self, future) -> list:
+        """The records a finished task gives (none for photos that go out again)."""
+        from distributed import KilledWorker
+
+        _, chunk = self.flying.pop(future.key)
+        self.photos -= len(chunk)
+        try:
+            records = future.result()
+        except KilledWorker:
+            records = []
+            for task in chunk:
+                deaths = self.crashes.get(task.photo, 0) + self.deaths_per_kill
+                if len(chunk) == 1 and deaths >= MAX_CRASHES:
+                    records.append(crashed(task.photo, deaths))
+                else:
+                    self.crashes[task.photo] = deaths
+                    self.alone.append(task)
+        except lost_scheduler_errors():
+            raise
+        except Exception as error:  # a task that could not run (pickling, a bug)
+            message = f"internal error: {type(error).__name__}: {error}"
+            records = [failure(task.photo, "error", message) for task in chunk]
+        future.release()  # the scheduler forgets the task now, not at garbage collection
+        for record in records:
+            self.crashes.pop(record.file, None)
+        return records
+
+    def cancel(self) -> None:
+        if self.flying:
+            with contextlib.suppress(Exception):
+                self.client.cancel([future for future, _ in self.flying.values()])
 
 
 class _CtrlC(threading.Event):

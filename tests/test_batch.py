@@ -11,6 +11,7 @@ import pytest
 
 from api import batch
 from api.batch import PlanError, Settings, Task, make_plan
+from api.threads import cores
 
 
 def touch(path: Path, data: bytes = b"x") -> Path:
@@ -78,7 +79,7 @@ def test_one_photo_goes_next_to_itself_and_is_never_overwritten(tmp_path):
 
 
 def test_workers_follow_the_machine_unless_told(tmp_path):
-    assert make_plan([tmp_path], out=tmp_path / "o").workers == batch.cores()
+    assert make_plan([tmp_path], out=tmp_path / "o").workers == cores()
     assert make_plan([tmp_path], out=tmp_path / "o", workers=3).workers == 3
 
 

@@ -166,6 +166,56 @@ def test_killed_workers_lose_nothing_and_a_photo_that_kills_them_is_an_error(tmp
     assert {r.status for n, r in by_name.items() if n != "killer.jpg"} == {"solved"}
 
 
+def test_chunks_give_the_pools_records_each_photo_once(tmp_path, mixed):
+    from api.cluster import connect, dask_runner
+
+    plan = batch.make_plan([mixed], out=tmp_path / "out", recursive=True, workers=1)
+    alone = {
+        r.file: (r.status, r.solution, r.givens) for r in batch.serial()(plan.tasks(), Settings())
+    }
+    with connect("local:2") as client:
+        # two photos a task, four in flight: chunks of two, then single photos at the end
+        records = list(dask_runner(client, window=4, chunk=2)(plan.tasks(), Settings()))
+
+    assert sorted(r.file for r in records) == sorted(alone)
+    assert {r.file: (r.status, r.solution, r.givens) for r in records} == alone
+
+
+def test_a_worker_killed_mid_chunk_blames_no_chunk_mate(tmp_path, photos):
+    """Four photos to a task; the killer sits in the middle of a chunk and an outside kill
+    takes another chunk's worker: every photo is reported once, and only the killer (on two
+    dying workers, the last time alone) is an `error`."""
+    import cloudpickle
+    from distributed.diagnostics.plugin import WorkerPlugin
+
+    from api.cluster import connect, dask_runner
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    plugin = type("Killer", (_Killer, WorkerPlugin), {})()
+    tasks = []
+    for i in range(23):
+        (tmp_path / f"p{i:02}.jpg").write_bytes(photos[i % 3])
+        tasks.append(Task(str(tmp_path / f"p{i:02}.jpg"), str(tmp_path / "out" / f"p{i:02}.jpg")))
+    tasks.insert(13, Task(str(tmp_path / "killer.jpg"), None))  # third of chunk [12, 16)
+    (tmp_path / "killer.jpg").write_bytes(photos[0])
+
+    with connect("local:2") as client:
+        client.register_plugin(plugin)
+        pids = list(client.run(os.getpid).values())
+        records = []
+        for record in dask_runner(client, window=8, chunk=4)(iter(tasks), Settings()):
+            records.append(record)
+            if len(records) == 4:
+                os.kill(pids[1], signal.SIGKILL)  # a worker lost mid-chunk, by no photo's fault
+
+    files = [r.file for r in records]
+    assert len(files) == len(set(files)) == 24
+    by_name = {Path(r.file).name: r for r in records}
+    assert by_name["killer.jpg"].status == "error", by_name["killer.jpg"]
+    assert "died (2x)" in by_name["killer.jpg"].message
+    assert {r.status for n, r in by_name.items() if n != "killer.jpg"} == {"solved"}
+
+
 def test_urls_in_and_out_through_fsspec(tmp_path, photos):
     import fsspec
 
