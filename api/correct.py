@@ -14,18 +14,14 @@ the survivors go to the solver's counter with limit 2. A read digit may also be 
 hand-written fill-in, a smudge) and an empty cell may hold a faint digit: both are just other
 columns of the probability table.
 
-Never a confident wrong answer: every re-reading with exactly one solution that is not much
-less probable than the best is collected, and a solution is accepted only when the readings
-leading to it hold most (`min_posterior`, 80%) of their total probability. The reading
-itself, when it already has one solution, is just the first (cheapest) of those candidates.
-When several solutions compete, or the budget runs out first, the result says so and names
-the cells most likely at fault.
-
->>> import numpy as np
->>> from api.correct import correct
->>> # (with the read givens and the recogniser's probabilities of a photo)
->>> # fix = correct(reading.givens, reading.probabilities)
->>> # fix.status in {"unique", "corrected", "ambiguous", "not_found"}
+Never a confident wrong answer: a digit is added only where the photo shows ink; every
+re-reading with exactly one solution not much less probable than the best is collected; every
+single change of the winner's grid is probed and the mass of larger rival change sets is
+bounded (`rival_bound`); a solution is accepted only when the readings leading to it outweigh
+that bound and hold `Limits.min_posterior` (95%) of the mass found. The reading itself, when
+it already has one solution, is just the first (cheapest) candidate. When several solutions
+compete, or the budget runs out first, the result says so and names the cells most likely at
+fault, and for a reading with several solutions the cells where one added digit would settle it.
 """
 
 from __future__ import annotations
@@ -34,7 +30,8 @@ import heapq
 import math
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 import numpy as np
 
@@ -43,6 +40,11 @@ from solver.geometry import standard
 FLOOR = 1e-6  # no reading is ever impossible: probabilities are floored here
 REMOVAL_COST = 6.0  # a read digit may be a fill-in or smudge: at least ~1 in 400
 MIN_INK = 0.25  # a digit is added only to a cell showing at least this evidence of ink
+# How likely a photo is to hold a given its reader missed with no ink seen in that cell: of the
+# 51 givens read as empty in the 320 wichtounet readings (both engines), none lacked ink, so
+# at most about 3 in 320 photos (the rule of three). A rival reading with several solutions
+# can only be the photo if such a given was missed.
+MISSED_PRIOR = 0.01
 
 
 # (81, 20) indices of each cell's peers (same row, column or box), from the solver's geometry
@@ -158,8 +160,8 @@ def _disjoint_pairs(pairs: list[tuple[int, int]]) -> int:
 
 def _moves(
     cost: np.ndarray, values: np.ndarray, may_add: np.ndarray, per_cell: int, max_move_cost: float
-) -> list[tuple[float, int, int]]:
-    """(cost, cell, new value) of every plausible single-cell change, cheapest first: at
+) -> list[Move]:
+    """Every plausible single-cell change, cheapest first: at
     most `per_cell` per cell, none dearer than `max_move_cost`, and a digit added to an
     empty cell only where the photo shows ink (`may_add`)."""
     cost = cost.copy()
@@ -169,7 +171,7 @@ def _moves(
     picked = np.take_along_axis(cost, order, axis=1)
     keep = picked <= max_move_cost
     moves = [
-        (float(c), int(cell), int(v))
+        Move(float(c), int(cell), int(v))
         for cell, v, c in zip(
             np.repeat(cells, per_cell)[keep.ravel()], order[keep], picked[keep], strict=True
         )
@@ -196,10 +198,138 @@ def _subsets_by_cost(costs: list[float], max_size: int):
             heapq.heappush(heap, (total - costs[last] + costs[last + 1], swapped))
 
 
-def _default_counter() -> Callable[[np.ndarray, int], tuple[int, np.ndarray | None]]:
+def _default_counter() -> Counter:
     from solver.fast import count_solutions_81
 
     return count_solutions_81
+
+
+Counter = Callable[[np.ndarray, int], tuple[int, "np.ndarray | None"]]
+
+
+class Move(NamedTuple):
+    """One cell read as another value, and what that costs: minus the log of how much less
+    probable the reading becomes (see `change_costs`)."""
+
+    cost: float
+    cell: int
+    value: int
+
+
+class Candidate(NamedTuple):
+    """A re-reading with exactly one solution: its cost, the moves from the reading, the
+    grid and its solution."""
+
+    cost: float
+    moves: tuple[Move, ...]
+    grid: np.ndarray
+    solution: np.ndarray
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How far the correction may stray from the reading, how sure it must be, and how much
+    work it may do.
+
+    Parameters
+    ----------
+    max_changes : int
+        Most cells one correction may change; 0 asks for no correction at all.
+    per_cell : int
+        Other values tried per cell, likeliest first.
+    max_move_cost, max_cost : float
+        Dearest single change, and dearest set of changes, in nats (minus the log of the
+        reading's probability ratio).
+    window : float
+        Once a grid with one solution is found, every such grid up to this much costlier
+        is collected as a rival.
+    min_posterior : float
+        Share of the weighed mass the winning solution needs.
+    max_tries, max_steps : int
+        Work budget: solver calls and enumerated change sets. Never the clock, so the
+        answer is a function of the reading alone.
+    min_ink : float
+        A digit is added only to a cell showing at least this evidence of ink.
+    missed_prior : float
+        Weight of a rival reading with several solutions, which can be the photo only if a
+        given was also missed where the reader saw no ink. 1 counts such readings in full.
+    """
+
+    max_changes: int = 5
+    per_cell: int = 3
+    max_move_cost: float = 12.0
+    max_cost: float = 16.0
+    window: float = 4.0
+    min_posterior: float = 0.95
+    max_tries: int = 3000
+    max_steps: int = 40_000
+    min_ink: float = MIN_INK
+    missed_prior: float = MISSED_PRIOR
+
+    @property
+    def searching(self) -> bool:
+        return self.max_changes > 0 and self.max_tries > 0
+
+
+NO_CORRECTION = Limits(max_changes=0)
+SEVERAL = b"several solutions"  # the mass of readings with several solutions (see weigh)
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What the recogniser saw, in the forms the correction works with."""
+
+    values: np.ndarray  # (81,) int8, 0 = empty
+    probs: np.ndarray  # (81, 10) float64, column 0 = empty
+    logp: np.ndarray  # (81, 10) their logs, floored at FLOOR
+    ink: np.ndarray  # (81,) the photo's evidence of a mark in each cell, 0..1
+    conflicts: tuple[tuple[int, int], ...]
+
+    @classmethod
+    def of(cls, givens, probabilities, ink=None) -> Reading:
+        """givens (9, 9) or (81,); probabilities (9, 9, 10) or (81, 10); ink (81,) or None
+        for 1 - P(empty)."""
+        values = np.ascontiguousarray(np.asarray(givens).reshape(81), dtype=np.int8)
+        probs = np.asarray(probabilities, dtype=np.float64).reshape(81, 10)
+        marked = 1.0 - probs[:, 0] if ink is None else np.asarray(ink, np.float64).reshape(81)
+        logp = np.log(np.clip(probs, FLOOR, 1.0))
+        return cls(values, probs, logp, marked, tuple(conflicting_pairs(values)))
+
+    def changes(self, moves) -> tuple[Change, ...]:
+        """The moves as `Change`s, in cell order."""
+        v, p = self.values, self.probs
+        return tuple(
+            Change(
+                m.cell,
+                int(v[m.cell]),
+                m.value,
+                float(p[m.cell, v[m.cell]]),
+                float(p[m.cell, m.value]),
+            )
+            for m in sorted(moves, key=lambda m: m.cell)
+        )
+
+    def suspects(self) -> tuple[int, ...]:
+        return suspects(self.values, self.probs)
+
+
+@dataclass(frozen=True)
+class Weighing:
+    """The probability mass behind each solution found (relative to the reading), after the
+    winner's single changes were probed, and a bound on the mass of the rivals not explored."""
+
+    winner: Candidate
+    mass: dict[bytes, float]
+    unexplored: float
+    probes: int  # solver calls the probing made
+
+    @property
+    def winner_mass(self) -> float:
+        return self.mass[self.winner.solution.tobytes()]
+
+    @property
+    def posterior(self) -> float:
+        return self.winner_mass / sum(self.mass.values())
 
 
 def correct(
@@ -207,129 +337,171 @@ def correct(
     probabilities: np.ndarray,
     *,
     ink: np.ndarray | None = None,
-    min_ink: float = MIN_INK,
-    max_changes: int = 5,
-    per_cell: int = 3,
-    max_move_cost: float = 12.0,
-    max_cost: float = 16.0,
-    window: float = 4.0,
-    min_posterior: float = 0.95,
-    max_tries: int = 3000,
-    max_steps: int = 40_000,
-    count: Callable[[np.ndarray, int], tuple[int, np.ndarray | None]] | None = None,
+    limits: Limits = Limits(),
+    count: Counter | None = None,
 ) -> Correction:
     """Most probable grid near the reading with exactly one solution, or a refusal.
 
-    givens: (9, 9) or (81,) ints, 0 = empty, as read. probabilities: (9, 9, 10) or (81, 10),
-    column 0 = empty. ink: (81,) the photo's own evidence of a mark in each cell (0..1; the
-    reader's blob or the cell model's 1 - P(empty)); a digit is added only to a cell with
-    at least `min_ink` of it (default: 1 - P(empty) of `probabilities`). At most
-    `max_changes` cells change; the cost of a change set is minus the log of the reading's
-    probability ratio; sets costlier than `max_cost` are not tried. Once a grid with one
-    solution is found, every such grid up to `window` costlier is collected, every single
-    change is probed, and the rest of the space is bounded (`rival_bound`): the solution is
-    accepted only if it holds `min_posterior` of the found mass plus that bound. Work is
-    bounded by `max_tries` solver calls and `max_steps` enumerated sets, never by the clock,
-    so the answer is a function of the reading alone. `count(values, limit) -> (n, first
-    solution)` defaults to the solver's numba counter.
+    Parameters
+    ----------
+    givens : (9, 9) or (81,) ints
+        The digits as read, 0 = empty.
+    probabilities : (9, 9, 10) or (81, 10)
+        The recogniser's probabilities, column 0 = empty.
+    ink : (81,) floats, optional
+        The photo's own evidence of a mark in each cell (0..1: the reader's blob or the
+        cell model's 1 - P(empty)); a digit is added only where it reaches
+        `limits.min_ink`. Default: 1 - P(empty) of `probabilities`.
+    limits : Limits
+        How far to search and how sure to be (see `Limits`).
+    count : callable, optional
+        ``count(values, limit) -> (n, first solution)``; the solver's numba counter.
+
+    Returns
+    -------
+    Correction
+        ``unique`` or ``corrected`` with the solution, or a refusal (``ambiguous``,
+        ``not_found``) naming the suspect cells and, for a reading with several
+        solutions, the cells where one added digit would make it unique.
+
+    Examples
+    --------
+    A 5 read as 6 (55% against 40%) breaks the rules; reading it as 5 mends them:
+
+    >>> puzzle = ("53..7....6..195....98....6.8...6...34..8.3..17...2...6"
+    ...           ".6....28....419..5....8..79")
+    >>> givens = np.array([0 if c == "." else int(c) for c in puzzle])
+    >>> probs = np.full((81, 10), 0.001)
+    >>> probs[np.arange(81), givens] = 0.991
+    >>> givens[0] = 6
+    >>> probs[0] = [0.01, 0.0, 0.0, 0.0, 0.0, 0.40, 0.55, 0.02, 0.01, 0.01]
+    >>> fix = correct(givens, probs)
+    >>> fix.status, [str(c) for c in fix.changes]
+    ('corrected', ['r1c1: read 6 (55%), now 5'])
     """
     start = time.perf_counter()
-    count = count or _default_counter()
-    values = np.ascontiguousarray(np.asarray(givens).reshape(81), dtype=np.int8)
-    probs = np.asarray(probabilities, dtype=np.float64).reshape(81, 10)
-    logp = np.log(np.clip(probs, FLOOR, 1.0))
-    marked = 1.0 - probs[:, 0] if ink is None else np.asarray(ink, np.float64).reshape(81)
-    may_add = marked >= min_ink
-    pairs = conflicting_pairs(values)
+    fix = _correct(Reading.of(givens, probabilities, ink), limits, count or _default_counter())
+    return replace(fix, elapsed_ms=(time.perf_counter() - start) * 1000)
 
-    def done(status: str, **kw) -> Correction:
-        kw.setdefault("values", values)
-        kw.setdefault("solution", None)
-        kw.setdefault(
-            "suspects", () if status in ("unique", "corrected") else suspects(values, probs)
-        )
-        elapsed = (time.perf_counter() - start) * 1000
-        return Correction(
-            status, read_count=read_count, conflicts=tuple(pairs), elapsed_ms=elapsed, **kw
-        )
 
-    read_count, found, first = -1, [], None
-    if not pairs:
-        read_count, first = count(values, 2)
-        if read_count == 1:  # the reading itself is a proper sudoku: one candidate of many
-            found = [(0.0, (), values, np.asarray(first, dtype=np.int8))]
-            if max_changes <= 0 or max_tries <= 0:
-                return done("unique", solution=found[0][3])
-    completions = _completions(values, count) if read_count > 1 else ()
-    if read_count > 1:  # the likely missed givens: cells that would complete it, inked first
-        order = sorted(completions, key=lambda cd: -marked[cd[0]])
-        completions = tuple(order)
-    missed = dict(completions=completions)
-    if max_changes <= 0 or max_tries <= 0:
-        return done("not_found", note="corrections were not asked for", **missed)
-    if _disjoint_pairs(pairs) > max_changes:  # each needs its own change: hopeless
-        note = f"more than {max_changes} cells would have to change"
-        return done("not_found", note=note, **missed)
-    cost_table = change_costs(values, logp)
-    moves = _moves(cost_table, values, may_add, per_cell, max_move_cost)
-    found, tried, _ = _search(
-        values,
-        moves,
-        pairs,
-        count,
-        found,
-        dict(max_changes=max_changes, max_cost=max_cost, window=window, max_tries=max_tries),
-        max_steps,
+def _correct(reading: Reading, limits: Limits, count: Counter) -> Correction:
+    """The correction's steps: the reading as it is, its missed givens, the search, the
+    weighing of what was found, and the verdict."""
+    read_count, as_read = _as_read(reading, count)
+    if as_read is not None and not limits.searching:
+        return _verdict(reading, read_count, "unique", solution=as_read.solution)
+    missed = {"completions": missed_givens(reading, count) if read_count > 1 else ()}
+    if not limits.searching:
+        return _verdict(
+            reading, read_count, "not_found", note="corrections were not asked for", **missed
+        )
+    if _disjoint_pairs(list(reading.conflicts)) > limits.max_changes:
+        note = f"more than {limits.max_changes} cells would have to change"
+        return _verdict(reading, read_count, "not_found", note=note, **missed)
+    found, tried = _search(reading, limits, count, [as_read] if as_read else [])
+    if read_count > 1:
+        likely = tuple(c for c, _ in missed["completions"][:5])
+        missed["suspects"] = likely or reading.suspects()
+    if not found:
+        note = "no nearby reading has exactly one solution"
+        return _verdict(reading, read_count, "not_found", note=note, **missed)
+    weighing = weigh(reading, found, count, limits.missed_prior)
+    return _judge(reading, read_count, found, weighing, tried, limits, missed)
+
+
+def _as_read(reading: Reading, count: Counter) -> tuple[int, Candidate | None]:
+    """How many solutions the reading has (-1 when its givens conflict, 2 for several), and
+    the reading itself as the first candidate when it has exactly one."""
+    if reading.conflicts:
+        return -1, None
+    n, first = count(reading.values, 2)
+    if n != 1:
+        return n, None
+    return n, Candidate(0.0, (), reading.values, np.asarray(first, dtype=np.int8))
+
+
+def missed_givens(reading: Reading, count: Counter) -> tuple[tuple[int, tuple[int, ...]], ...]:
+    """A several-solution reading's likely missed givens: every cell where one added digit
+    makes it unique (`_completions`), the cells with most ink first."""
+    completions = _completions(reading.values, count)
+    return tuple(sorted(completions, key=lambda cd: -reading.ink[cd[0]]))
+
+
+def weigh(
+    reading: Reading, found: list[Candidate], count: Counter, missed_prior: float = 1.0
+) -> Weighing:
+    """Weigh each distinct solution by the probability of every reading that leads to it,
+    then look at the rest of the space from the winner's grid: its single changes (allowed
+    or not) are probed with the solver, larger sets bounded (`rival_bound`); weights
+    relative to the winner, then to the reading. Readings with several solutions weigh
+    `missed_prior` times their probability, under the key SEVERAL."""
+    mass: dict[bytes, float] = {}
+    for found_one in found:
+        key = found_one.solution.tobytes()
+        mass[key] = mass.get(key, 0.0) + math.exp(-found_one.cost)
+    best = max(mass, key=lambda k: (mass[k], k))
+    winner = next(f for f in found if f.solution.tobytes() == best)
+    changed = sorted({m.cell for m in winner.moves})
+    costs = change_costs(winner.grid, reading.logp, drops=False)
+    singles, probes = _probe_singles(winner.grid, costs, changed, count, missed_prior)
+    scale = math.exp(-winner.cost)
+    known = {tuple((m.cell, m.value) for m in f.moves) for f in found}
+    for move, weight, solution in singles:
+        if (move,) not in known:  # a rival (or a twin) the search did not reach
+            mass[solution] = mass.get(solution, 0.0) + weight * scale
+    unexplored = rival_bound(costs, winner.grid, changed) * scale
+    return Weighing(winner, mass, unexplored, probes)
+
+
+def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed) -> Correction:
+    """Accept the winner only when neither the unexplored rivals nor the found ones could
+    outweigh it."""
+    first_of: dict[bytes, tuple[Move, ...]] = {}
+    for f in found:
+        first_of.setdefault(f.solution.tobytes(), f.moves)
+    rivals = tuple(reading.changes(moves) for moves in first_of.values())
+    winner = weighing.winner
+    work = dict(
+        tried=tried + weighing.probes,
+        posterior=weighing.posterior,
+        cost=winner.cost,
+        unexplored=weighing.unexplored,
+    )
+    if weighing.unexplored >= weighing.winner_mass:
+        note = (
+            f"the readings not explored could outweigh the best one (up to"
+            f" {weighing.unexplored:.2g} against {weighing.winner_mass:.2g})"
+        )
+        return _verdict(
+            reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed
+        )
+    if weighing.posterior < limits.min_posterior:
+        note = (
+            "several readings lead to different solutions (the likeliest has"
+            f" {weighing.posterior:.0%})"
+        )
+        return _verdict(
+            reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed
+        )
+    if not winner.moves:  # the reading as it is, with no rival worth the name
+        return _verdict(reading, read_count, "unique", solution=winner.solution, **work)
+    return _verdict(
+        reading,
+        read_count,
+        "corrected",
+        values=winner.grid,
+        solution=winner.solution,
+        changes=reading.changes(winner.moves),
+        **work,
     )
 
-    def changes(picked) -> tuple[Change, ...]:
-        return tuple(
-            Change(
-                cell, int(values[cell]), v, float(probs[cell, values[cell]]), float(probs[cell, v])
-            )
-            for _, cell, v in sorted(picked, key=lambda m: m[1])
-        )
 
-    if read_count > 1:
-        missed["suspects"] = tuple(c for c, _ in completions[:5]) or suspects(values, probs)
-    if not found:
-        return done("not_found", note="no nearby reading has exactly one solution", **missed)
-    # Weigh each distinct solution by the probability of every reading that leads to it.
-    mass: dict[bytes, float] = {}
-    for cost, _, _, solution in found:
-        key = solution.tobytes()
-        mass[key] = mass.get(key, 0.0) + math.exp(-cost)
-    winner = max(mass, key=lambda k: (mass[k], k))
-    cost, picked, grid, solution = next(f for f in found if f[3].tobytes() == winner)
-    # The rest of the space, seen from the winner's grid: single changes (allowed or not)
-    # are probed, larger sets bounded; weights relative to the winner, then to the reading.
-    changed = sorted({m[1] for m in picked})
-    winner_costs = change_costs(grid, logp, drops=False)
-    singles, probes = _probe_singles(grid, winner_costs, changed, count)
-    scale = math.exp(-cost)
-    known = {tuple((m[1], m[2]) for m in f[1]) for f in found}
-    for move, w, sol in singles:
-        if (move,) not in known:  # a rival (or a twin) the search did not reach
-            mass[sol] = mass.get(sol, 0.0) + w * scale
-    unexplored = rival_bound(winner_costs, grid, changed) * scale
-    posterior = mass[winner] / sum(mass.values())
-    first_of = {}
-    for f in found:
-        first_of.setdefault(f[3].tobytes(), f[1])
-    rivals = tuple(changes(picked_) for picked_ in first_of.values())
-    work = dict(tried=tried + probes, posterior=posterior, cost=cost, unexplored=unexplored)
-    if unexplored >= mass[winner]:
-        note = (
-            f"the readings not explored could outweigh the best one (up to {unexplored:.2g}"
-            f" against {mass[winner]:.2g})"
-        )
-        return done("ambiguous", rivals=rivals, note=note, **work, **missed)
-    if posterior < min_posterior:
-        note = f"several readings lead to different solutions (the likeliest has {posterior:.0%})"
-        return done("ambiguous", rivals=rivals, note=note, **work, **missed)
-    if not picked:  # the reading as it is, with no rival worth the name
-        return done("unique", solution=solution, **work)
-    return done("corrected", values=grid, solution=solution, changes=changes(picked), **work)
+def _verdict(reading: Reading, read_count: int, status: str, **kw) -> Correction:
+    """A `Correction` of `reading`: a refusal names its suspects unless told others."""
+    kw.setdefault("values", reading.values)
+    kw.setdefault("solution", None)
+    kw.setdefault("suspects", () if status in ("unique", "corrected") else reading.suspects())
+    return Correction(status, read_count=read_count, conflicts=reading.conflicts, **kw)
 
 
 def change_costs(values: np.ndarray, logp: np.ndarray, drops: bool = True) -> np.ndarray:
@@ -368,12 +540,17 @@ def _completions(values: np.ndarray, count) -> tuple[tuple[int, tuple[int, ...]]
     return tuple(out)
 
 
-def _probe_singles(grid, cost_table, changed, count):
-    """Every single change of the winner's grid that leads to another unique grid: a read
-    digit turned into another, or any change where the winner departed from the reading.
-    ((cell, value), weight relative to the winner, solution bytes) for those, and the
-    solver calls made. A lone added or dropped digit cannot change a unique grid's
-    solution, so those need no solver."""
+def _probe_singles(grid, cost_table, changed, count, missed_prior):
+    """Every single change of the winner's grid that could lead to another solution: a read
+    digit turned into another or dropped, or any change where the winner departed from the
+    reading. ((cell, value), weight relative to the winner, solution bytes or SEVERAL) for
+    those, and the solver calls made.
+
+    A change that leaves several solutions is no proper sudoku by itself, but it is what the
+    photo shows if a given was also missed where the reader saw no ink (the missed givens
+    of issue 11); its solutions all differ from the winner's where it holds another digit,
+    so it weighs as a rival, times `missed_prior`. A lone added digit cannot change a unique
+    grid's solution, so adds need no solver."""
     out, calls = [], 0
     for cell in range(81):
         if grid[cell] == 0 and cell not in changed:
@@ -381,7 +558,7 @@ def _probe_singles(grid, cost_table, changed, count):
         held = set(grid[PEERS[cell]].tolist())
         for v in range(10):
             c = cost_table[cell, v]
-            if not np.isfinite(c) or (v in held and v) or (v == 0 and cell not in changed):
+            if not np.isfinite(c) or (v in held and v):
                 continue
             trial = grid.copy()
             trial[cell] = v
@@ -390,6 +567,8 @@ def _probe_singles(grid, cost_table, changed, count):
             if n == 1:
                 sol = np.asarray(first, dtype=np.int8).tobytes()
                 out.append(((cell, v), math.exp(-c), sol))
+            elif n > 1 and missed_prior > 0:
+                out.append(((cell, v), math.exp(-c) * missed_prior, SEVERAL))
     return out, calls
 
 
@@ -402,10 +581,11 @@ def rival_bound(cost_table, grid, changed) -> float:
     exp(-cost); over all sets that is a product over cells of (1 + the cell's summed
     weight). Two things no rival escapes make it tight enough to use: a digit that a peer
     already holds needs that peer changed too (so its weight is multiplied by the peer's),
-    and a rival must hold a rival move (a read digit turned into another digit, or any
-    change where the winner departed from the reading), because added and dropped digits
-    alone keep a unique grid's solution or kill it. Single changes are probed exactly
-    (`_probe_singles`), so only sets of two or more are counted here.
+    and a rival must hold a rival move (a read digit turned into another digit or dropped,
+    or any change where the winner departed from the reading), because added digits alone
+    keep a unique grid's solution or kill it. (A dropped digit is a rival move: dropping
+    one given and adding another elsewhere can lead to another unique solution.) Single
+    changes are probed exactly (`_probe_singles`), so only sets of two or more are counted.
     """
     weight = np.exp(-cost_table)  # inf cost -> 0
     cell_weight = weight.sum(axis=1)
@@ -415,7 +595,7 @@ def rival_bound(cost_table, grid, changed) -> float:
             if weight[cell, v] > 0 and (held == v).any():
                 weight[cell, v] *= cell_weight[PEERS[cell][held == v]].min()
     rival = np.zeros((81, 10), bool)
-    rival[grid > 0, 1:] = True
+    rival[grid > 0] = True
     rival[changed] = True
     other = np.where(rival, 0.0, weight).sum(axis=1)
     every = weight.sum(axis=1)
@@ -424,45 +604,45 @@ def rival_bound(cost_table, grid, changed) -> float:
     return max(0.0, touching - singles)
 
 
-def _search(values, moves, pairs, count, found, limits, max_steps):
+def _search(
+    reading: Reading, limits: Limits, count: Counter, found: list[Candidate]
+) -> tuple[list[Candidate], int]:
     """Every grid with exactly one solution among the change sets cheaper than the first
-    such grid's cost + `window` (and `max_cost`), cheapest first, after those in `found`;
-    the solver calls made, and the probability mass of the sets of two or more changes it
-    examined (whatever they came to)."""
-    max_changes, max_cost, window, max_tries = (
-        limits[k] for k in ("max_changes", "max_cost", "window", "max_tries")
+    such grid's cost + `limits.window` (and `limits.max_cost`), cheapest first, after those
+    in `found`; and the solver calls made."""
+    values = reading.values
+    may_add = reading.ink >= limits.min_ink
+    moves = _moves(
+        change_costs(values, reading.logp), values, may_add, limits.per_cell, limits.max_move_cost
     )
-    costs = [m[0] for m in moves]
-    must_touch = [set(p) for p in pairs]  # every conflict needs one of its cells changed
+    costs = [m.cost for m in moves]
+    must_touch = [set(p) for p in reading.conflicts]  # every conflict needs one of its cells
     peers = [set(PEERS[cell].tolist()) for cell in range(81)]
     blockers = _Blockers(values, moves)
-    found = list(found)  # (cost, moves, grid, solution)
+    found = list(found)
     tried = steps = 0
-    examined = 0.0
-    limit = min(max_cost, found[0][0]) + window if found else max_cost
-    for total, chosen in _subsets_by_cost(costs, max_changes):
+    limit = min(limits.max_cost, found[0].cost) + limits.window if found else limits.max_cost
+    for total, chosen in _subsets_by_cost(costs, limits.max_changes):
         if total > limit:
             break
         steps += 1
-        if steps > max_steps or tried >= max_tries:
+        if steps > limits.max_steps or tried >= limits.max_tries:
             break
-        if len({moves[i][1] for i in chosen}) < len(chosen):
+        if len({moves[i].cell for i in chosen}) < len(chosen):
             continue  # two values for one cell: not a reading
-        if len(chosen) > 1:
-            examined += math.exp(-total)
         if not _consistent(chosen, moves, blockers, must_touch, peers):
             continue
         grid = values.copy()
         for i in chosen:
-            grid[moves[i][1]] = moves[i][2]
+            grid[moves[i].cell] = moves[i].value
         tried += 1
         n, first = count(grid, 2)
         if n == 1:
             picked = tuple(moves[i] for i in chosen)
-            found.append((total, picked, grid, np.asarray(first, dtype=np.int8)))
+            found.append(Candidate(total, picked, grid, np.asarray(first, dtype=np.int8)))
             if len(found) == 1:
-                limit = min(max_cost, total) + window
-    return found, tried, examined
+                limit = min(limits.max_cost, total) + limits.window
+    return found, tried
 
 
 class _Blockers(dict):
@@ -474,7 +654,7 @@ class _Blockers(dict):
         self.values, self.moves = values, moves
 
     def __missing__(self, i: int) -> set[int]:
-        _, cell, v = self.moves[i]
+        _, cell, v = self.moves[i]  # a Move
         peers = PEERS[cell]
         found = {int(c) for c in peers[self.values[peers] == v]} if v else set()
         self[i] = found
@@ -484,7 +664,7 @@ class _Blockers(dict):
 def _consistent(chosen, moves, blockers, must_touch, peers) -> bool:
     """Cheap rule checks before the solver: one change per cell, every conflict of the
     reading touched, and no written digit clashing with a peer (read or written)."""
-    cells = {moves[i][1] for i in chosen}
+    cells = {moves[i].cell for i in chosen}
     if len(cells) < len(chosen):
         return False
     if any(not (t & cells) for t in must_touch):
@@ -493,7 +673,7 @@ def _consistent(chosen, moves, blockers, must_touch, peers) -> bool:
         return False
     for a in chosen:
         for b in chosen:
-            same = a < b and moves[a][2] and moves[a][2] == moves[b][2]
-            if same and moves[b][1] in peers[moves[a][1]]:
+            same = a < b and moves[a].value and moves[a].value == moves[b].value
+            if same and moves[b].cell in peers[moves[a].cell]:
                 return False
     return True

@@ -2,6 +2,7 @@
 confidences can be trusted.
 
     .venv/bin/python bench/trust.py [--simulated 20000] [--photos 160] [--plot docs/img/reliability.png]
+        [--holdout-model /tmp/digits_holdout.npz] [--write-calibration]
 
 1. The wichtounet photos (real phone photos, printed givens as truth) read by both engines;
    each reading judged by today's correction (the commit named by --base) and by this one:
@@ -10,10 +11,12 @@ confidences can be trusted.
    mark), confusable swaps (1/7, 3/8, 5/6, 6/8, 8/9, 4/9), spurious digits from specks and
    pencil marks, several at once; every cell's probability drawn from the engine's own
    measured confidences on the photos (digits read right, digits read wrong, empty cells).
-3. Reliability per engine: the top probability of every cell against whether it was right,
-   the expected calibration error (ECE), the accuracy of the cells reported at >= 99.95%,
-   and the same after temperature scaling fitted on the even photos and measured on the odd
-   ones. Written as a PNG reliability plot.
+3. Calibration per engine (`vision.calibration`), fitted on readings the engine did not
+   train on: Tesseract on the even photos (checked on the odd), the classifier on the
+   photos that `vision.train_digits --holdout` left out, read by that model (pass it with
+   --holdout-model). The expected calibration error (ECE) and the accuracy of the cells
+   shown as 100% (>= 99.5%) before and after, on the held-out half; a PNG reliability plot;
+   --write-calibration ships what was fitted (vision/models/calibration.json).
 
 The machine is shared: the load average is printed beside the figures.
 """
@@ -28,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != REPO / "bench"]
@@ -45,6 +49,7 @@ SHARED = REPO.parent / "shared"
 WICHT = SHARED / "datasets" / "wichtounet" / "images"
 ENGINES = ("classifier", "tesseract")
 CONFUSABLE = [(1, 7), (3, 8), (5, 6), (6, 8), (8, 9), (4, 9)]
+SWAPS = [(a, b) for a, b in CONFUSABLE for a, b in ((a, b), (b, a))]  # (printed, read)
 BINS = np.array([0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 0.9995, 1.0 + 1e-9])
 
 
@@ -80,7 +85,11 @@ def held_out(sample, fold: int | None, folds: int) -> bool:
     return fold_of("w" + "".join(map(str, sample.givens)), folds) == fold
 
 
-def read_photos(engine: str, limit: int, fold: int | None = None, folds: int = 4) -> list[dict]:
+def read_photos(
+    engine: str, limit: int, fold: int | None = None, folds: int = 4, keep=None
+) -> list[dict]:
+    """The photos' readings with the engine's raw probabilities (calibration is fitted and
+    applied here); `keep(sample)` picks photos."""
     from vision import NoGridFound, read_photo
 
     out = []
@@ -89,8 +98,10 @@ def read_photos(engine: str, limit: int, fold: int | None = None, folds: int = 4
             continue
         if engine == "classifier" and not held_out(sample, fold, folds):
             continue
+        if keep is not None and not keep(sample):
+            continue
         try:
-            r = read_photo(sample.path, engine=engine)
+            r = read_photo(sample.path, engine=engine, calibrate=False)
         except NoGridFound:
             out.append(dict(name=sample.name, truth=sample.givens.reshape(81), reading=None))
             continue
@@ -99,7 +110,7 @@ def read_photos(engine: str, limit: int, fold: int | None = None, folds: int = 4
                 name=sample.name,
                 truth=sample.givens.reshape(81).astype(np.int8),
                 givens=r.givens.reshape(81),
-                probs=r.probabilities.reshape(81, 10).astype(np.float64),
+                raw=r.probabilities.reshape(81, 10).astype(np.float64),
                 ink=_ink(r),
                 reading=True,
             )
@@ -163,26 +174,6 @@ def ece(conf: np.ndarray, right: np.ndarray) -> tuple[float, list[tuple[float, f
     return total / len(conf), rows
 
 
-def temperature(photos: list[dict], fit: np.ndarray) -> float:
-    """The temperature T minimising the negative log likelihood of the truth on the photos
-    in `fit` (probabilities p -> p^(1/T), renormalised)."""
-    logp = np.log(np.clip(np.concatenate([photos[i]["probs"] for i in fit]), 1e-9, 1))
-    truth = np.concatenate([photos[i]["truth"] for i in fit]).astype(int)
-    best = (np.inf, 1.0)
-    for t in np.exp(np.linspace(np.log(0.3), np.log(8), 80)):
-        z = logp / t
-        z -= z.max(axis=1, keepdims=True)
-        ll = z[np.arange(len(z)), truth] - np.log(np.exp(z).sum(axis=1))
-        best = min(best, (-ll.mean(), float(t)))
-    return best[1]
-
-
-def scaled(probs: np.ndarray, t: float) -> np.ndarray:
-    z = np.log(np.clip(probs, 1e-9, 1)) / t
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return z / z.sum(axis=1, keepdims=True)
-
-
 def plot(curves: dict[str, list[tuple[float, float, int]]], path: Path) -> None:
     """Reliability diagram: mean confidence (x) against accuracy (y) per bin, one colour
     per curve, the diagonal for perfect calibration; x and y from 0.5 to 1."""
@@ -225,10 +216,12 @@ def plot(curves: dict[str, list[tuple[float, float, int]]], path: Path) -> None:
 
 class Pools:
     """The engine's measured confidences: of digits read right, of digits read wrong (the
-    read digit's probability), and of empty cells read empty."""
+    read digit's probability), and of empty cells read empty; and its confusion matrix
+    (printed digit -> digit read), from which the simulated swaps are drawn."""
 
     def __init__(self, photos: list[dict]):
         right, wrong, empty = [], [], []
+        self.confusion = np.zeros((10, 10))
         for p in photos:
             if not p["reading"]:
                 continue
@@ -237,8 +230,14 @@ class Pools:
             right += list(top[(truth > 0) & (read == truth)])
             wrong += list(top[(read > 0) & (read != truth)])
             empty += list(top[(truth == 0) & (read == 0)])
+            np.add.at(self.confusion, (truth, read), 1)
         self.right, self.empty = np.array(right), np.array(empty)
         self.wrong = np.array(wrong) if len(wrong) >= 5 else np.array([0.5, 0.6, 0.7, 0.8, 0.9])
+
+    def swap_weight(self, printed: int, read: int) -> float:
+        """How often the engine read `printed` as `read` (plus one, so that every
+        confusable pair of the issue occurs)."""
+        return 1.0 + self.confusion[printed, read]
 
 
 def cell_row(rng, value: int, p: float, second: int | None = None, share: float = 0.8):
@@ -274,15 +273,17 @@ def simulated(rng, pools: Pools):
             if rng.random() < 0.5:  # the cut drifted off the digit: no ink at all
                 probs[c] = cell_row(rng, 0, float(rng.choice(pools.empty)))
                 ink[c] = 0.0
+                kind = "missed-no-ink"
             else:  # a faint mark the recogniser calls empty
                 probs[c] = cell_row(rng, 0, float(rng.uniform(0.5, 0.99)), truth[c], 0.9)
                 ink[c] = float(rng.uniform(0.3, 1.0))
+                kind = "missed-faint"
         elif kind == "swap":
-            pairs = [(a, b) for a, b in CONFUSABLE for a, b in ((a, b), (b, a))]
-            options = [(c, b) for c in digit_cells for a, b in pairs if read[c] == a]
+            options = [(c, b) for c in digit_cells for a, b in SWAPS if read[c] == a]
             if not options:
                 continue
-            c, b = options[int(rng.integers(len(options)))]
+            weight = np.array([pools.swap_weight(truth[c], b) for c, b in options])
+            c, b = options[int(rng.choice(len(options), p=weight / weight.sum()))]
             probs[c] = cell_row(rng, b, float(rng.choice(pools.wrong)), truth[c], 0.9)
             read[c] = b
         else:  # a speck or pencil mark read as a digit
@@ -295,6 +296,83 @@ def simulated(rng, pools: Pools):
     return read, probs, ink, solution, faults
 
 
+def calibrate(photos: list[dict], calibration) -> list[dict]:
+    """The photos with `calibration` applied: probabilities, and the values they read."""
+    out = []
+    for p in photos:
+        if p["reading"]:
+            probs = calibration.apply(p["raw"])
+            p = dict(p, probs=probs, givens=probs.argmax(axis=1).astype(np.int8))
+        out.append(p)
+    return out
+
+
+def puzzle_key(sample) -> str:
+    """The 81 digits of a sample's givens: how `vision.train_digits` groups photos."""
+    return "".join(map(str, np.asarray(sample.givens).ravel()))
+
+
+def fit_on(photos: list[dict], per_value: bool, split: str):
+    from vision.calibration import fit
+
+    read = [p for p in photos if p["reading"]]
+    raw = np.concatenate([p["raw"] for p in read])
+    truth = np.concatenate([p["truth"] for p in read])
+    return fit(raw, truth, per_value=per_value, fitted_on=split)
+
+
+def calibration_report(name: str, photos: list[dict]) -> list[tuple[float, float, int]]:
+    """Prints the ECE and the accuracy of the cells shown as 100% (>= 99.5%); returns the
+    reliability rows."""
+    conf, right, _ = cell_outcomes(photos)
+    e, rows = ece(conf, right)
+    shown = conf >= 0.995
+    share = f" ({right[shown].mean():.4%})" if shown.any() else ""
+    print(
+        f"  {name}: ECE {e:.4f} over {len(conf)} cells; cells shown as 100% (>= 99.5%):"
+        f" {int(shown.sum())}, right {int(right[shown].sum())}{share}"
+    )
+    return rows
+
+
+def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, list[dict], str]:
+    """The engine's calibration fitted on readings it did not train on, and those readings.
+
+    Tesseract never trained on these photos: fitted on the even ones, checked on the odd.
+    The classifier trained on every wichtounet photo, so its calibration is fitted on the
+    photos that a model trained without them (`vision.train_digits --holdout`, one puzzle
+    in four left out) never saw, read by that model: its temperature alone (too few wrong
+    cells to learn confusions from), half fitted and half checked.
+    """
+    read = [p for p in photos if p["reading"]]
+    if engine == "tesseract":
+        split = "tesseract: the even wichtounet photos (its own outputs); checked on the odd"
+        calibration = fit_on(read[0::2], True, split)
+        return calibration, calibrate(read[1::2], calibration), split
+    if args.holdout_model is None:
+        return None, [], ""
+    from vision.train_digits import held_out as digits_held_out
+
+    os.environ["SUDOKU_LENS_DIGIT_MODEL"] = str(args.holdout_model)
+    try:
+        unseen = read_photos(
+            engine,
+            args.photos,
+            keep=lambda s: digits_held_out(SimpleNamespace(puzzle=puzzle_key(s))),
+        )
+    finally:
+        del os.environ["SUDOKU_LENS_DIGIT_MODEL"]
+    unseen = [p for p in unseen if p["reading"]]
+    wrong = sum(int((p["raw"].argmax(axis=1) != p["truth"]).sum()) for p in unseen[0::2])
+    split = (
+        "classifier: the wichtounet photos of the puzzles `vision.train_digits --holdout`"
+        f" leaves out ({len(unseen)} photos), read by that model; the even ones fitted"
+        f" ({wrong} wrong cells of {81 * len(unseen[0::2])})"
+    )
+    calibration = fit_on(unseen[0::2], False, split)
+    return calibration, calibrate(unseen[1::2], calibration), split
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--simulated", type=int, default=20_000)
@@ -302,6 +380,18 @@ def main() -> None:
     ap.add_argument("--base", default="c52a3ca", help="commit of today's correction")
     ap.add_argument("--plot", type=Path, default=REPO / "docs" / "img" / "reliability.png")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument(
+        "--holdout-model",
+        type=Path,
+        default=None,
+        help="digits.npz written by `python -m vision.train_digits --holdout`: fit the"
+        " classifier's calibration on the photos it left out",
+    )
+    ap.add_argument(
+        "--write-calibration",
+        action="store_true",
+        help="write the fitted calibrations to vision/models/calibration.json",
+    )
     ap.add_argument(
         "--held-out-fold",
         type=int,
@@ -313,9 +403,12 @@ def main() -> None:
     args = ap.parse_args()
     if not WICHT.is_dir():
         sys.exit("../shared not present: bench/trust.py needs the wichtounet photos")
+    from vision.calibration import Calibration, save
+    from vision.recognise import calibrations
+
     print(f"load average {os.getloadavg()[0]:.2f} (2 cores, shared)")
     today = old_correct(args.base)
-    curves, sims = {}, {}
+    curves, fitted = {}, {}
     if args.held_out_fold is not None:
         print(
             f"classifier: fold {args.held_out_fold} of {args.folds} only, cell model"
@@ -323,8 +416,31 @@ def main() -> None:
         )
     for engine in ENGINES:
         t = time.perf_counter()
-        photos = read_photos(engine, args.photos, args.held_out_fold, args.folds)
-        print(f"\n== {engine}: {len(photos)} photos read in {time.perf_counter() - t:.0f} s")
+        raw = read_photos(engine, args.photos, args.held_out_fold, args.folds)
+        print(f"\n== {engine}: {len(raw)} photos read in {time.perf_counter() - t:.0f} s")
+
+        shipped = calibrations().get(engine, Calibration())
+        calibration, unseen, split = fitted_calibration(engine, raw, args)
+        if calibration is not None:
+            fitted[engine] = calibration
+            print(f"calibration fitted on {split}")
+            extra = ", per-digit bins and confusions" if calibration.right else ""
+            if calibration.temperature == 1.0 and not calibration.right:
+                extra = " (too few wrong cells to fit one: probabilities kept as given)"
+            print(f"  temperature {calibration.temperature:.2f}{extra}")
+            before = calibrate(unseen, Calibration())
+            calibration_report("held out, uncalibrated", before)
+            rows = calibration_report("held out, calibrated", unseen)
+            curves[f"{engine} raw (held out)"] = ece(*cell_outcomes(before)[:2])[1]
+            curves[f"{engine} calibrated (held out)"] = rows
+        use = calibration if calibration is not None else shipped
+        photos = calibrate(raw, use)
+        calibration_report(
+            "every photo, calibrated"
+            + (" (in-sample for the shipped classifier)" if engine == "classifier" else ""),
+            photos,
+        )
+
         new, old = [], []
         for p in photos:
             truth_solution = solution_of(p["truth"])
@@ -336,59 +452,50 @@ def main() -> None:
             old.append(verdict(*judge_old(today, p["givens"], p["probs"]), truth_solution))
         print(f"photos, today ({args.base}): {tally(old)}")
         print(f"photos, this correction:   {tally(new)}")
+        if engine == "tesseract":
+            odd = new[1::2]
+            print(f"   of which the odd (held-out) photos: {tally(odd)}")
         for name, v_old, v_new in zip([p["name"] for p in photos], old, new, strict=True):
             if v_old != v_new:
                 print(f"   {name}: {v_old} -> {v_new}")
 
-        conf, right, which = cell_outcomes(photos)
-        e, rows = ece(conf, right)
-        sure = conf >= 0.9995
-        print(
-            f"calibration: ECE {e:.4f} over {len(conf)} cells; cells at >= 99.95%:"
-            f" {int(sure.sum())}, right {right[sure].mean():.4%}"
-        )
-        read_idx = [i for i, p in enumerate(photos) if p["reading"]]
-        fit, held = read_idx[0::2], read_idx[1::2]
-        temp = temperature(photos, fit)
-        held_photos = [dict(photos[i], probs=scaled(photos[i]["probs"], temp)) for i in held]
-        raw_held = [photos[i] for i in held]
-        e_raw, _ = ece(*cell_outcomes(raw_held)[:2])
-        c2, r2, _ = cell_outcomes(held_photos)
-        e_t, rows_t = ece(c2, r2)
-        sure2 = c2 >= 0.9995
-        acc = f"{r2[sure2].mean():.4%}" if sure2.any() else "-"
-        print(
-            f"temperature {temp:.2f} fitted on the even photos; on the odd ones ECE"
-            f" {e_raw:.4f} -> {e_t:.4f}; cells at >= 99.95% after: {int(sure2.sum())}, right {acc}"
-        )
-        for c, a, n in rows:
-            print(f"   bin mean confidence {c:.4f}  accuracy {a:.4f}  cells {n}")
-        curves[f"{engine} as shipped"] = rows
-        curves[f"{engine} T={temp:.2f} (odd)"] = rows_t
-
         pools = Pools(photos)
         rng = np.random.default_rng(args.seed)
-        verdicts, wrong_examples = [], []
+        verdicts, wrong_examples, faults_seen = [], [], {}
         t = time.perf_counter()
         for _ in range(args.simulated):
             read, probs, ink, solution, faults = simulated(rng, pools)
+            for f in faults:
+                faults_seen[f] = faults_seen.get(f, 0) + 1
             if int((read > 0).sum()) < 17:
                 verdicts.append("refused")
                 continue
             v = verdict(*judge_new(read, probs, ink), solution)
             verdicts.append(v)
-            if v == "WRONG" and len(wrong_examples) < 5:
+            if v == "WRONG":
                 wrong_examples.append(faults)
         secs = time.perf_counter() - t
-        sims[engine] = verdicts
         print(
             f"simulated readings ({engine} confidences): {tally(verdicts)}"
             f"  [{secs:.0f} s, load {os.getloadavg()[0]:.2f}]"
         )
-        for f in wrong_examples:
+        print(
+            "   faults injected: " + ", ".join(f"{k} {v}" for k, v in sorted(faults_seen.items()))
+        )
+        blind = sum("missed-no-ink" in f for f in wrong_examples)
+        if wrong_examples:
+            print(
+                f"   WRONG with a given missed where the reader saw no ink: {blind} of"
+                f" {len(wrong_examples)}"
+            )
+        for f in wrong_examples[:5]:
             print("   WRONG with faults:", ", ".join(f))
-    plot(curves, args.plot)
-    print(f"\nreliability plot: {args.plot}")
+    if args.write_calibration and fitted:
+        save({**calibrations(), **fitted})
+        print("\nwrote vision/models/calibration.json")
+    if curves:
+        plot(curves, args.plot)
+        print(f"\nreliability plot: {args.plot}")
 
 
 if __name__ == "__main__":
