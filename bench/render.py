@@ -5,7 +5,8 @@
 Photos come from samples.synthetic (a flat newspaper page seen at an angle), each with about
 50 empty cells to fill, one corrected cell (ring) and the grid outline. Printed per size:
 p50 / p90 wall milliseconds (and p50 CPU milliseconds, steadier on a busy machine) of
-`draw_solution` and of `encode` (JPEG quality 90), and two
+`draw_solution` (on the photo as the reader read it; the reading is not timed) and of
+`encode` (JPEG quality 90), and two
 references from the same run: a plain copy of the photo (the floor: the overlay is a new
 image) and the straightforward way (warp a full-photo mask of all digits, then blend every
 pixel), to show what drawing each digit only where it lands saves. Target: render at most
@@ -26,21 +27,29 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from samples.synthetic import make_photo  # noqa: E402
-from vision.render import DIGIT_COLOUR, default_font, draw_solution, encode, glyph  # noqa: E402
+from vision.read import read_image  # noqa: E402
+from vision.render import (  # noqa: E402
+    DIGIT_COLOUR,
+    Overlay,
+    Style,
+    default_font,
+    draw_solution,
+    encode,
+    glyph,
+)
 
 SIDE = 450
 SIZES = {"640x480": (640, 480), "12 MP (4000x3000)": (4000, 3000)}
 
 
 def scene(size):
-    """(photo, homography, digits, corrected) for one synthetic photo of `size`."""
+    """(reading, overlay) for one synthetic photo of `size`: its empty cells' answers and
+    one corrected given."""
     photo = make_photo(7, size=size, curl=0, curl_skew=0, side_bow=0, n_givens=30)
-    square = np.array([[0, 0], [SIDE, 0], [SIDE, SIDE], [0, SIDE]], np.float32) - 0.5
-    h = cv2.getPerspectiveTransform(photo.corners, square)
     digits = np.where(photo.givens == 0, photo.solution, 0)
     corrected = np.zeros((9, 9), bool)
     corrected[tuple(np.argwhere(photo.givens > 0)[0])] = True
-    return photo, h, digits, corrected
+    return read_image(photo.image), Overlay(digits, corrected=corrected)
 
 
 def whole_photo_warp(image, h, digits):
@@ -89,15 +98,14 @@ def main() -> None:
     print(f"render benchmark: {args.runs} runs each, OpenCV threads {cv2.getNumThreads()}")
     print(f"{'photo':20} {'step':34} {'p50 ms':>8} {'p90 ms':>8} {'CPU p50':>8}")
     for name, size in SIZES.items():
-        photo, h, digits, corrected = scene(size)
-        image = photo.image
-        out = draw_solution(image, h, SIDE, digits, corrected=corrected, outline=photo.corners)
+        reading, overlay = scene(size)
+        image, h, digits = reading.image, reading.homography, overlay.digits
+        style = Style(outline=True)
+        out = draw_solution(reading, overlay, style)
         rows = [
             (
                 f"draw_solution ({np.count_nonzero(digits)} digits)",
-                lambda image=image, h=h, d=digits, c=corrected, o=photo.corners: draw_solution(
-                    image, h, SIDE, d, corrected=c, outline=o
-                ),
+                lambda r=reading, o=overlay, s=style: draw_solution(r, o, s),
             ),
             ("encode JPEG q90", lambda out=out: encode(out, "jpeg", 90)),
             ("reference: copy of the photo", image.copy),

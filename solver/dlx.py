@@ -322,9 +322,28 @@ def _sudoku_batch(puzzles, links, row_node, size, limit, counts, solutions):
 def solve_batch(
     puzzles: np.ndarray, geometry: Geometry, *, limit: int = 1
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Solve an (N, n_cells) int8 array of puzzles by exact cover in one compiled call.
+    """Solve many puzzles of one board shape by exact cover in one compiled call.
 
-    Returns (counts capped at `limit`, first solutions (N, n_cells) int8).
+    Parameters
+    ----------
+    puzzles : ndarray of int8, shape (N, n_cells)
+    geometry : Geometry
+    limit : int
+        Count solutions up to here.
+
+    Returns
+    -------
+    counts : ndarray, shape (N,)
+        Capped at `limit`.
+    solutions : ndarray of int8, shape (N, n_cells)
+        The first solution of each.
+
+    Examples
+    --------
+    >>> from solver.geometry import standard
+    >>> counts, solutions = solve_batch(np.zeros((1, 16), np.int8), standard(2), limit=5)
+    >>> int(counts[0]), sorted(solutions[0, :4].tolist())
+    (5, [1, 2, 3, 4])
     """
     cover = sudoku_cover(geometry)
     puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
@@ -339,5 +358,21 @@ def solve_batch(
 
 @per_geometry
 def sudoku_cover(geometry: Geometry) -> SudokuCover:
-    """The exact cover matrix of a geometry, built once per Geometry object."""
+    """The exact cover matrix of a geometry, built once per Geometry object.
+
+    Parameters
+    ----------
+    geometry : Geometry
+
+    Returns
+    -------
+    SudokuCover
+        One row per (cell, symbol), one column per constraint.
+
+    Examples
+    --------
+    >>> from solver.geometry import standard
+    >>> sudoku_cover(standard(3)) is sudoku_cover(standard(3))
+    True
+    """
     return SudokuCover(geometry)

@@ -551,11 +551,35 @@ def _parallel(puzzles, t, limit, counts, solutions, n_workers):
 def search_one(
     givens: np.ndarray, geometry: Geometry | None = None, *, limit: int = 2, keep: int = 2
 ) -> tuple[int, np.ndarray, np.ndarray]:
-    """Count solutions up to `limit`; return (count, solutions (keep, n_cells) int8, fail).
+    """Count one puzzle's solutions up to `limit`, keeping the first `keep`.
 
-    `fail` is (kind, index, bits) from the propagation of the givens: kind FAIL_CELL means
-    cell `index` lost its last candidate (bits = the symbol removed last), FAIL_UNIT means
-    unit `index` has no place left for the symbols in `bits`.
+    Parameters
+    ----------
+    givens : ndarray of int8, shape (n_cells,)
+        0 = blank, 1..size.
+    geometry : Geometry, optional
+        The board (default: the 9×9 sudoku).
+    limit : int
+        Stop counting here.
+    keep : int
+        How many solutions to return.
+
+    Returns
+    -------
+    count : int
+        Capped at `limit`.
+    solutions : ndarray of int8, shape (keep, n_cells)
+        The first `count` rows are solutions.
+    fail : ndarray, shape (3,)
+        (kind, index, bits) from the propagation of the givens: kind FAIL_CELL means cell
+        `index` lost its last candidate (bits = the symbol removed last), FAIL_UNIT means
+        unit `index` has no place left for the symbols in `bits`; FAIL_NONE otherwise.
+
+    Examples
+    --------
+    >>> count, solutions, fail = search_one(np.zeros(81, np.int8), limit=3)
+    >>> count, solutions.shape, int(fail[0]) == FAIL_NONE
+    (3, (2, 81), True)
     """
     fail = np.zeros(3, np.int32)
     if _bands(geometry):
@@ -573,7 +597,24 @@ def search_one(
 def count_solutions_81(values: np.ndarray, limit: int) -> tuple[int, np.ndarray | None]:
     """Count a 9×9 puzzle's solutions up to `limit` (the photo pipeline's uniqueness check).
 
-    Returns (count capped at limit, the first solution as (81,) int8, or None).
+    Parameters
+    ----------
+    values : ndarray of int8, shape (81,)
+        0 = blank.
+    limit : int
+
+    Returns
+    -------
+    count : int
+        Capped at `limit`.
+    solution : ndarray of int8, shape (81,), or None
+        The first solution found.
+
+    Examples
+    --------
+    >>> count, first = count_solutions_81(np.zeros(81, np.int8), 2)
+    >>> count, sorted(set(first[:9].tolist())) == list(range(1, 10))
+    (2, True)
     """
     count, solutions = bands.count_solutions(values, limit, keep=1)
     return count, (solutions[0] if count else None)
@@ -582,11 +623,30 @@ def count_solutions_81(values: np.ndarray, limit: int) -> tuple[int, np.ndarray 
 def solve_batch(
     puzzles: np.ndarray, geometry: Geometry | None = None, *, limit: int = 1, generic: bool = False
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Solve an (N, n_cells) int8 array of puzzles in one compiled call on one thread.
+    """Solve many puzzles of one board shape in one compiled call on one thread.
 
-    Returns (counts (N,) capped at `limit`, first solutions (N, n_cells) int8; rows of
-    zeros where there is none). limit=1 is the benchmark's "first solution" mode.
-    `generic` runs this module's kernel even on a 9×9 board (the benchmark compares them).
+    Parameters
+    ----------
+    puzzles : ndarray of int8, shape (N, n_cells)
+    geometry : Geometry, optional
+        The board (default: the 9×9 sudoku, solved by `solver.bands`' bitboard kernel).
+    limit : int
+        Count solutions up to here; 1 is the benchmark's "first solution" mode.
+    generic : bool
+        Run this module's kernel even on a 9×9 board (the benchmark compares them).
+
+    Returns
+    -------
+    counts : ndarray, shape (N,)
+        Capped at `limit`.
+    solutions : ndarray of int8, shape (N, n_cells)
+        The first solution of each, a row of zeros where there is none.
+
+    Examples
+    --------
+    >>> counts, solutions = solve_batch(np.zeros((2, 81), np.int8), limit=2)
+    >>> counts.tolist(), solutions.shape
+    ([2, 2], (2, 81))
     """
     if _bands(geometry, generic):
         return bands.solve_batch(puzzles, limit=limit)
@@ -601,7 +661,22 @@ def solve_batch(
 def search_nodes(
     puzzles: np.ndarray, geometry: Geometry | None = None, *, limit: int = 1, generic: bool = False
 ) -> int:
-    """How many branches the search tried over a batch (for the benchmark's profile)."""
+    """How many branches the search tried over a batch (for the benchmark's profile).
+
+    Parameters
+    ----------
+    puzzles, geometry, limit, generic
+        As for `solve_batch`.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> search_nodes(np.zeros((1, 81), np.int8)) >= 0
+    True
+    """
     if _bands(geometry, generic):
         return bands.search_nodes(puzzles, limit=limit)
     t = STANDARD_9 if geometry is None else tables_for(geometry)
@@ -613,7 +688,26 @@ def search_nodes(
 def solve_parallel(
     puzzles: np.ndarray, geometry: Geometry | None = None, *, limit: int = 1, workers: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """`solve_batch` spread over `workers` threads (default: every core numba may use)."""
+    """`solve_batch` spread over threads.
+
+    Parameters
+    ----------
+    puzzles, geometry, limit
+        As for `solve_batch`.
+    workers : int
+        Threads; 0 (the default) every core numba may use.
+
+    Returns
+    -------
+    counts, solutions
+        As for `solve_batch`.
+
+    Examples
+    --------
+    >>> counts, _ = solve_parallel(np.zeros((4, 81), np.int8), workers=2)
+    >>> counts.tolist()
+    [1, 1, 1, 1]
+    """
     import numba
 
     if _bands(geometry):

@@ -168,17 +168,65 @@ def _rectangular(box_rows: int, box_cols: int) -> Geometry:
 
 
 def standard(n: int = 3) -> Geometry:
-    """The n²×n² sudoku: 4×4 for n=2, 9×9 for n=3, 16×16 for n=4, 25×25 for n=5."""
+    """The n²×n² sudoku: 4×4 for n=2, 9×9 for n=3, 16×16 for n=4, 25×25 for n=5.
+
+    Parameters
+    ----------
+    n : int
+        The side of a box.
+
+    Returns
+    -------
+    Geometry
+        The shared object for this n.
+
+    Examples
+    --------
+    >>> g = standard()
+    >>> g.size, g.n_cells, len(g.units), len(g.peers[0])
+    (9, 81, 27, 20)
+    """
     return rectangular(n, n)
 
 
 def for_size(size: int) -> Geometry:
-    """The usual sudoku for a board side: square boxes when possible, else rectangles."""
+    """The usual sudoku for a board side: square boxes when possible, else rectangles.
+
+    Parameters
+    ----------
+    size : int
+        The board's side (4, 6, 9, 16, 25, ...).
+
+    Returns
+    -------
+    Geometry
+
+    Examples
+    --------
+    >>> for_size(9) is standard(3), for_size(6) is rectangular(2, 3)
+    (True, True)
+    """
     return rectangular(*_box_shape_for(size))
 
 
 def diagonal(n: int = 3) -> Geometry:
-    """Sudoku X: both main diagonals also hold every symbol once (one shared object per n)."""
+    """Sudoku X: both main diagonals also hold every symbol once.
+
+    Parameters
+    ----------
+    n : int
+        As for `standard`.
+
+    Returns
+    -------
+    Geometry
+        One object per n, shared like `standard`'s, whose two extra units are the diagonals.
+
+    Examples
+    --------
+    >>> len(diagonal().units), len(diagonal().peers[0])
+    (29, 26)
+    """
     return _diagonal(int(n))
 
 
@@ -201,6 +249,13 @@ CLOVER_ORIGINS: tuple[tuple[int, int], ...] = ((0, 0), (0, 12), (6, 6), (12, 0),
 def clover() -> Geometry:
     """Five overlapping 9×9 grids on a 21×21 board (puzzle books call it samurai).
 
+    Returns
+    -------
+    Geometry
+        The shared clover geometry.
+
+    Examples
+    --------
     >>> g = clover()
     >>> g.rows, g.n_cells, len(g.units)
     (21, 369, 131)

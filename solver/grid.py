@@ -108,11 +108,37 @@ def parse(text: str, *, alphabet: str | None = None, variant: str | None = None)
     """Read a puzzle from text: one line, one line per board row, or a pretty board.
 
     The board size comes from the number of symbols (16, 36, 81, 256, 625 cells; 441
-    board positions or 369 cells for clover); `variant` is "standard", "diagonal" or
-    "clover", or None to take clover when the shape says so and standard otherwise. Blanks are any of `0 . ? - _` that is not in the alphabet.
+    board positions or 369 cells for clover). Blanks are any of `0 . ? - _` that is not in
+    the alphabet.
 
+    Parameters
+    ----------
+    text : str
+        The board.
+    alphabet : str, optional
+        The symbols in order (value 1 first); by default detected ("123456789",
+        "123456789ABCDEFG", ...).
+    variant : {"standard", "diagonal", "clover"}, optional
+        None takes clover when the shape says so and standard otherwise.
+
+    Returns
+    -------
+    Puzzle
+
+    Raises
+    ------
+    PuzzleFormatError
+        A message naming what does not fit (the count of symbols, an unknown symbol...).
+
+    Examples
+    --------
     >>> parse("." * 80 + "9").values[-1]
     np.int8(9)
+    >>> parse("--3-" "----" "----" "----").geometry.size
+    4
+    >>> parse("--6-" "----" "----" "----")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    solver.grid.PuzzleFormatError: r1c3 (position 3): '6' is not a symbol of this 4×4 puzzle ...
     """
     variant = _check_variant(variant)
     rows = _board_rows(text)
@@ -299,6 +325,18 @@ def _square_rows(puzzle: Puzzle, blank: str) -> list[str]:
 def format_rows(puzzle: Puzzle, blank: str | None = None) -> str:
     """One line of text per board row (clover gaps as `.`, blanks as `-` there).
 
+    Parameters
+    ----------
+    puzzle : Puzzle
+    blank : str, optional
+        The blank mark; by default `.` (or `-` on a clover board).
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> print(format_rows(parse("1234" + "." * 12)))
     1234
     ....
@@ -312,7 +350,23 @@ def format_rows(puzzle: Puzzle, blank: str | None = None) -> str:
 
 
 def format_line(puzzle: Puzzle, blank: str | None = None) -> str:
-    """The whole board on one line, reading order (the benchmark-file format)."""
+    """The whole board on one line, reading order (the benchmark-file format).
+
+    Parameters
+    ----------
+    puzzle : Puzzle
+    blank : str, optional
+        The blank mark; by default `.`.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> format_line(parse("1234" + "0" * 12))
+    '1234............'
+    """
     blank = blank or ("." if puzzle.geometry.is_square_board else "-")
     if puzzle.geometry.is_square_board and (blank + puzzle.alphabet).isascii():
         return "".join(_square_rows(puzzle, blank))
@@ -322,6 +376,18 @@ def format_line(puzzle: Puzzle, blank: str | None = None) -> str:
 def format_pretty(puzzle: Puzzle, blank: str = ".") -> str:
     """A board for people: symbols spaced, `|` between boxes, `+` lines between bands.
 
+    Parameters
+    ----------
+    puzzle : Puzzle
+    blank : str
+        The blank mark.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
     >>> print(format_pretty(parse("1234" + "." * 12)))
     1 2 | 3 4
     . . | . .
@@ -356,6 +422,17 @@ def _separator(cols: int, box_cols: int) -> str:
 def conflicts(puzzle: Puzzle) -> list[str]:
     """Every pair of cells sharing a unit and a value, named as players name cells.
 
+    Parameters
+    ----------
+    puzzle : Puzzle
+
+    Returns
+    -------
+    list of str
+        Empty when the givens obey the rules.
+
+    Examples
+    --------
     >>> conflicts(parse("1" + "." * 8 + "1" + "." * 71))
     ['r1c1 and r2c1 both hold 1']
     """

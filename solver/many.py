@@ -282,7 +282,8 @@ def compile_all() -> float:
     Returns
     -------
     float
-        Seconds taken.
+        Seconds taken: about a second when numba's on-disk cache holds the kernels, 15 to 25
+        when they compile (`warm_up` shows the call).
     """
     from solver.fast import count_solutions_81
 

@@ -51,7 +51,34 @@ def search(
 ) -> tuple[int, list[np.ndarray]]:
     """Count solutions up to `limit`, keeping the first `keep` as int8 value arrays.
 
-    Raises BudgetExceeded after `budget` branches (None: no budget).
+    Parameters
+    ----------
+    puzzle : Puzzle
+    limit : int
+        Stop counting here.
+    keep : int
+        How many solutions to keep.
+    budget : int, optional
+        Branches the search may try; None: no budget.
+
+    Returns
+    -------
+    count : int
+        Capped at `limit`.
+    solutions : list of ndarray
+        Up to `keep` of them, each (n_cells,) int8.
+
+    Raises
+    ------
+    BudgetExceeded
+        After `budget` branches.
+
+    Examples
+    --------
+    >>> from solver.grid import parse
+    >>> count, solutions = search(parse("1234" + "." * 12), limit=2, keep=1)
+    >>> count, solutions[0][:4].tolist()
+    (2, [1, 2, 3, 4])
     """
     count, found = search_values(
         puzzle.geometry, puzzle.values.tolist(), limit=limit, keep=keep, budget=budget

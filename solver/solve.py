@@ -56,7 +56,29 @@ def _as_puzzle(puzzle: Puzzle | str) -> Puzzle:
 
 
 def solve(puzzle: Puzzle | str, *, method: str = "fast", limit: int = 2) -> SolveResult:
-    """Solve a puzzle: unique, multiple (with up to `limit` solutions), none or invalid."""
+    """Solve a puzzle: unique, multiple (with up to `limit` solutions), none or invalid.
+
+    Parameters
+    ----------
+    puzzle : Puzzle or str
+        A parsed board, or any text `parse` reads.
+    method : {"fast", "dlx"}
+        The compiled propagation engine or exact cover (DLX).
+    limit : int
+        The most solutions to return; at least two are looked for, to tell unique from
+        multiple.
+
+    Returns
+    -------
+    SolveResult
+
+    Examples
+    --------
+    >>> solve("." * 81).status, solve("11" + "." * 79).status
+    ('multiple', 'invalid')
+    >>> solve("." * 81, limit=3).count
+    3
+    """
     puzzle = _as_puzzle(puzzle)
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose one of {', '.join(METHODS)}")
@@ -78,7 +100,26 @@ def solve(puzzle: Puzzle | str, *, method: str = "fast", limit: int = 2) -> Solv
 
 
 def count_solutions(puzzle: Puzzle | str, *, limit: int = 1000, method: str = "fast") -> int:
-    """How many solutions, counting no further than `limit` (0 for invalid givens)."""
+    """How many solutions the puzzle has, counting no further than `limit`.
+
+    Parameters
+    ----------
+    puzzle : Puzzle or str
+        A parsed board, or any text `parse` reads.
+    limit : int
+        Stop counting here.
+    method : {"fast", "dlx"}
+
+    Returns
+    -------
+    int
+        0 for givens that break the rules, else min(solutions, limit).
+
+    Examples
+    --------
+    >>> count_solutions("." * 81, limit=5), count_solutions("11" + "." * 79)
+    (5, 0)
+    """
     puzzle = _as_puzzle(puzzle)
     if conflicts(puzzle):
         return 0
@@ -88,7 +129,23 @@ def count_solutions(puzzle: Puzzle | str, *, limit: int = 1000, method: str = "f
 
 
 def is_unique(puzzle: Puzzle | str, *, method: str = "fast") -> bool:
-    """True when the puzzle has exactly one solution."""
+    """Whether the puzzle has exactly one solution.
+
+    Parameters
+    ----------
+    puzzle : Puzzle or str
+        A parsed board, or any text `parse` reads.
+    method : {"fast", "dlx"}
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> is_unique("." * 81)
+    False
+    """
     return count_solutions(puzzle, limit=2, method=method) == 1
 
 

@@ -46,12 +46,16 @@ class Cells:
     boxes: (81, 4) int, x0, y0, x1, y1 of each cell in warped coordinates (inside the lines).
     contrast: (81,) float32, how dark the blob is against its paper (0 when empty);
         a faint blob (found only by the second, lower threshold) has a low one.
+    ink_boxes: (81, 4) int, x0, y0, x1, y1 of the isolated ink itself in warped coordinates
+        (0 where no ink was found): where the print sits and how tall it is, which the
+        renderer sizes and places its digits by.
     """
 
     images: np.ndarray
     ink: np.ndarray
     boxes: np.ndarray
     contrast: np.ndarray
+    ink_boxes: np.ndarray
 
     def rotated(self, k: int) -> Cells:
         """The same cells as if the warped grid had been turned k quarter turns
@@ -61,7 +65,9 @@ class Cells:
             return self
         order = np.rot90(np.arange(81).reshape(9, 9), k).ravel()
         images = np.rot90(self.images[order], k, axes=(1, 2)).copy()
-        return Cells(images, self.ink[order], self.boxes[order], self.contrast[order])
+        return Cells(
+            images, self.ink[order], self.boxes[order], self.contrast[order], self.ink_boxes[order]
+        )
 
 
 # ---------------------------------------------------------------- light
@@ -176,7 +182,26 @@ def cell_boxes(rows: np.ndarray, cols: np.ndarray, side: int) -> np.ndarray:
 
 
 def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
-    """Cut a warped square grid (gray or BGR, any side >= 90 px) into 81 normalised cells."""
+    """Cut a warped square grid into 81 cells and isolate the digit in each.
+
+    Parameters
+    ----------
+    warped_gray : ndarray of uint8, shape (side, side) or (side, side, 3)
+        The upright grid, grey or BGR, side at least 90 pixels.
+    size : int
+        The side of each normalised digit image.
+
+    Returns
+    -------
+    Cells
+        The normalised digits, which cells hold ink, the cell and ink boxes.
+
+    Examples
+    --------
+    >>> cells = cut_cells(np.full((450, 450), 255, np.uint8))
+    >>> cells.images.shape, int(cells.ink.sum())
+    ((81, 28, 28), 0)
+    """
     gray = warped_gray
     if gray.ndim == 3:
         gray = cv2.cvtColor(gray, cv2.COLOR_BGR2GRAY)
@@ -194,30 +219,36 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
     images = np.zeros((81, size, size), np.uint8)
     found = np.zeros(81, bool)
     contrast = np.zeros(81, np.float32)
+    ink_boxes = np.zeros((81, 4), np.int32)
+
+    def keep(digits) -> None:
+        for i, image, strength, box in digits:
+            images[i], contrast[i], ink_boxes[i], found[i] = image, strength, box, True
+
     # first the grid's usual print, then (when some empty cell's middle is darker than its
     # neighbours' specks) a second look at a lower threshold in those cells only
     ink = ((dark >= level) * 255).astype(np.uint8) & ~lines
-    find_digits(dark, ink, lines, inner, level, ~found, images, contrast, found)
+    keep(find_digits(dark, ink, lines, inner, level, ~found, size))
     second = faint_level(dark, lines, inner, level, found)
     if second is not None:
         weak, look = second
         ink = without_lines(((dark >= weak) * 255).astype(np.uint8), lines)
-        find_digits(dark, ink, lines, inner, weak, look, images, contrast, found)
-    return Cells(images, found, boxes, contrast)
+        keep(find_digits(dark, ink, lines, inner, weak, look, size))
+    return Cells(images, found, boxes, contrast, ink_boxes)
 
 
-def find_digits(dark, ink, lines, inner, strength, look, images, contrast, found) -> None:
-    """Isolate and normalise the digits of the cells in `look`, filling images, contrast
-    and found in place."""
+def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE):
+    """Isolate and normalise the digits of the cells in `look`: for each digit found, its
+    cell, normalised image, contrast and ink box (x0, y0, x1, y1 in the square)."""
     # lines seen at the faint threshold (the edge of a blurred grid line, a fold, a pen
     # stroke across the page) are not part of a digit
     faint = without_lines(((dark >= FAINT * strength) * 255).astype(np.uint8), lines)
     for i, blob in digit_blobs(ink, inner, skip=~look).items():
         x0, y0, x1, y1 = inner[i]
         digit = grow(blob, faint[y0:y1, x0:x1])
-        crop = dark[y0:y1, x0:x1]
-        images[i], contrast[i] = normalise(crop, digit, FAINT * strength, size=images.shape[1])
-        found[i] = True
+        image, contrast = normalise(dark[y0:y1, x0:x1], digit, FAINT * strength, size=size)
+        bx, by, bw, bh = cv2.boundingRect(digit.view(np.uint8))
+        yield i, image, contrast, (x0 + bx, y0 + by, x0 + bx + bw, y0 + by + bh)
 
 
 def without_lines(mask: np.ndarray, lines: np.ndarray) -> np.ndarray:

@@ -30,6 +30,8 @@ from PIL import Image, UnidentifiedImageError
 
 from vision.errors import ImageTooLarge, NoGridFound, NotAnImage, Unreadable, VisionError
 
+# The trade: every phone photo up to the 48-50 MP sensors loads, while one decode stays under
+# about 150 MB of BGR (plus a grey copy); a larger image is refused before it is decoded.
 MAX_PIXELS = 50_000_000
 MIN_SIDE = 32  # a sudoku needs at least a few pixels per cell
 # A grid is square, so it fits inside the short side; it is searched for in a copy whose long
@@ -76,10 +78,32 @@ class Header:
 def load_image(
     source: bytes | str | Path | np.ndarray, *, max_pixels: int = MAX_PIXELS
 ) -> np.ndarray:
-    """The photo as an upright (H, W, 3) BGR uint8 array, EXIF orientation applied.
+    """The photo as an upright BGR array, EXIF orientation applied.
 
-    Raises NotAnImage, ImageTooLarge or Unreadable (all VisionError) with a message naming
-    what is wrong.
+    Parameters
+    ----------
+    source : bytes, str, Path or ndarray
+        The file's bytes, its path, or an already decoded array (BGR, BGRA or grey).
+    max_pixels : int
+        Width x height above which the image is refused, read from the header before
+        anything is decoded.
+
+    Returns
+    -------
+    ndarray of uint8, shape (H, W, 3)
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge, Unreadable
+        All `VisionError`, with a message naming what is wrong.
+
+    Examples
+    --------
+    >>> load_image("samples/sheet-01.jpg").shape
+    (480, 640, 3)
+    >>> load_image(b"hello")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    vision.errors.NotAnImage: not an image (unrecognised data starting b'hello'); send a photo...
     """
     if isinstance(source, np.ndarray):
         return as_bgr(source, max_pixels=max_pixels)
@@ -376,7 +400,29 @@ def upright(image: np.ndarray, orientation: int) -> np.ndarray:
 
 
 def as_bgr(array: np.ndarray, *, max_pixels: int = MAX_PIXELS) -> np.ndarray:
-    """An array given directly: gray, BGR or BGRA, uint8 (or other numeric types scaled)."""
+    """An array given directly, as the BGR uint8 image the reader works on.
+
+    Parameters
+    ----------
+    array : ndarray
+        Grey, BGR or BGRA; uint8, or another numeric type (scaled to 0..255).
+    max_pixels : int
+        Width x height above which it is refused.
+
+    Returns
+    -------
+    ndarray of uint8, shape (H, W, 3)
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge
+        Not an image's shape or type, or too many pixels.
+
+    Examples
+    --------
+    >>> as_bgr(np.zeros((40, 50), np.uint8)).shape
+    (40, 50, 3)
+    """
     if array.ndim not in (2, 3) or (array.ndim == 3 and array.shape[2] not in (1, 3, 4)):
         raise NotAnImage(
             f"an image array must be (H, W), (H, W, 3) or (H, W, 4), not {array.shape}"

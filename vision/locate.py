@@ -44,7 +44,33 @@ class Located:
 
 
 def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
-    """The most sudoku-like quadrilateral in the image (BGR or gray), or NoGridFound."""
+    """The most sudoku-like quadrilateral in the image.
+
+    Parameters
+    ----------
+    image : ndarray of uint8
+        The photo, BGR or grey.
+    max_side : int
+        The long side of the copy the grid is looked for in (the corners are then refined
+        at full resolution).
+
+    Returns
+    -------
+    Located
+        corners (4, 2) TL, TR, BR, BL in the image's pixels, and how sudoku-like it looked.
+
+    Raises
+    ------
+    NoGridFound
+        When nothing in the image looks like a sudoku grid.
+
+    Examples
+    --------
+    >>> from vision.load import load_image
+    >>> located = locate_grid(load_image("samples/sheet-01.jpg"))
+    >>> located.corners.shape, bool(0 < located.score <= 1)
+    ((4, 2), True)
+    """
     small, scale = downscale(image, max_side)
     best = best_candidate(small)
     if best is None:
@@ -287,11 +313,16 @@ def fit_outer_lines(
     stretch: float,
     outer: bool = False,
     step: float = 0.25,
-) -> np.ndarray:
+    strict: bool = False,
+    min_strength: float = 0.25,
+) -> np.ndarray | None:
     """One refinement pass: combs within ``reach`` cells and ``stretch`` of spacing.
 
     With ``outer`` the corners go to the outside edge of the border line rather than its
-    middle, where a person puts them (and where the labels of real photos are).
+    middle, where a person puts them (and where the labels of real photos are). When some
+    half of the grid shows no clear comb (mean line strength under ``min_strength``) the
+    corners are kept as they are, or, ``strict`` (tracking, where keeping them would leave
+    the grid behind), None is returned.
     """
     side = 9 * cell
     homography = square_homography(corners, side, cell)
@@ -321,8 +352,8 @@ def fit_outer_lines(
             cols[second, :].mean(axis=0), cell, reach, stretch, step
         ),  # vertical lines, bottom end
     ]
-    if min(f[2] for f in fits) < 0.25:  # some half shows no clear comb: keep the corners
-        return corners
+    if min(f[2] for f in fits) < min_strength:  # some half shows no clear comb
+        return None if strict else corners
     if outer:
         profiles = (
             ink[:, first].mean(axis=1),

@@ -1,4 +1,4 @@
-"""Train the shipped digit classifier: `python -m vision.train_digits` (seeded, one command).
+"""Train the shipped digit classifier: `python -m api.train_digits` (seeded, one command).
 
 Why a home-made model: the runtime must need only numpy and OpenCV (this OpenCV has no
 cv2.ml), and printed digits that `vision.cells` has already isolated, centred and scaled are
@@ -25,14 +25,16 @@ grouped by their puzzle, since many puzzles were photographed several times) and
 model elsewhere, so `bench/recognition.py --model ...` measures generalisation to puzzles
 and photos the model has never seen. The shipped model is trained on all real crops.
 
-    python -m vision.train_digits                 # writes vision/models/digits.npz
-    python -m vision.train_digits --holdout --out /tmp/digits_holdout.npz
+    python -m api.train_digits                 # writes vision/models/digits.npz
+    python -m api.train_digits --holdout --out /tmp/digits_holdout.npz
+
+It lives in `api`, beside `api.train_cells`, because its labelled photos are read by the one
+reader of the data sets' formats, `api.evaluation`, and `vision` never imports `api`.
 """
 
 from __future__ import annotations
 
 import argparse
-import csv
 import hashlib
 import io
 import os
@@ -45,6 +47,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from api.evaluation import wicht_samples
 from vision.cells import SIZE, cut_cells
 from vision.recognise import MODEL
 from vision.warp import WARP_SIDE
@@ -279,23 +282,14 @@ class LabelledPhoto:
         )
 
 
-def read_dat(path: Path) -> np.ndarray:
-    """The 9x9 givens of a Wicht .dat file (two header lines, then 81 digits)."""
-    tokens = path.read_text().split()
-    return np.array([int(t) for t in tokens[-81:]]).reshape(9, 9)
-
-
 def wichtounet_photos(shared: Path = SHARED) -> list[LabelledPhoto]:
-    """Every wichtounet images/ photo that has a labelled outline, in name order."""
-    root = shared / "datasets" / "wichtounet"
-    photos = []
-    with open(root / "outlines.csv") as f:
-        for row in csv.DictReader(f):
-            corners = np.float32(
-                [[float(row[f"p{i}_x"]), float(row[f"p{i}_y"])] for i in range(1, 5)]
-            )
-            path = root / "images" / row["file"]
-            photos.append(LabelledPhoto(path, corners, read_dat(path.with_suffix(".dat"))))
+    """Every wichtounet images/ photo that has a labelled outline and givens, in name order."""
+    samples = wicht_samples(shared / "datasets" / "wichtounet" / "images")
+    photos = [
+        LabelledPhoto(s.path, s.corners, s.givens.astype(int))
+        for s in samples
+        if s.corners is not None and s.givens is not None
+    ]
     return sorted(photos, key=lambda p: p.path.name)
 
 
@@ -416,7 +410,7 @@ def main(argv: list[str] | None = None) -> None:
         # one BLAS thread: reproducible sums, and no thrashing on a shared machine
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         args = sys.argv[1:] if argv is None else argv
-        os.execve(sys.executable, [sys.executable, "-m", "vision.train_digits", *args], env)
+        os.execve(sys.executable, [sys.executable, "-m", "api.train_digits", *args], env)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=MODEL)
     ap.add_argument("--grids", type=int, default=1500, help="synthetic grids to render")
