@@ -12,7 +12,7 @@ COMPILED := $(VENV)/.compiled
 APT_RUN := tesseract-ocr
 # hand-writing fonts: the synthetic hand-filled pages of the tests and the cell model's training
 APT_HANDS := fonts-dkg-handwriting fonts-breip fonts-femkeklaver fonts-humor-sans fonts-comic-neue
-APT_TEST := tesseract-ocr chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35 $(APT_HANDS)
+APT_TEST := tesseract-ocr openssl chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35 $(APT_HANDS)
 APT_TRAIN := $(APT_TEST) fonts-bwht fonts-rufscript fonts-sjfonts
 # `make serve HOST=0.0.0.0` lets a phone on the same network reach the page.
 HOST ?= 127.0.0.1
@@ -26,12 +26,15 @@ run: setup
 test: setup-dev
 	$(BIN)/pytest
 
-# Retrain the cell model (print, pen, pencil) into vision/models/cells.onnx: needs ../shared,
-# PyTorch (the train extra) and the hand-writing fonts; about 10 minutes on two cores.
+# Retrain the cell model (print, pen, pencil) into vision/models/cells.onnx and its hand
+# model (written digits) into cells.hand.onnx beside it: needs ../shared, PyTorch (the train
+# extra) and the hand-writing fonts; about 25 minutes on two quiet cores. The hand model is
+# retrained on two synthetic copies per photo (--variants 2), the cell model on one.
 train: setup-dev
 	@sh .ci/system-packages $(APT_TRAIN)
 	$(BIN)/python -m pip install -q -e '.[dev,dask,train]'
-	$(BIN)/python -m api.train_cells
+	$(BIN)/python -m api.train_cells --cell-only
+	$(BIN)/python -m api.train_cells --hand-only --variants 2
 
 serve: setup
 	$(BIN)/sudoku-lens serve --host $(HOST) --port $(PORT)
@@ -43,6 +46,7 @@ bench: setup-dev
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/logic.py
 	$(BIN)/python bench/scale.py
+	$(BIN)/python bench/live.py
 
 lint: setup-dev
 	$(BIN)/ruff check .

@@ -19,8 +19,26 @@ from typing import Any, get_args
 
 import numpy as np
 
-from api.correct import Change, Correction, cell_confidence, cell_name, conflicting_pairs, correct
-from api.entries import HandMarks, Mistake, find_mistakes, hand_marks, next_step
+from api.correct import (
+    NO_CORRECTION,
+    Change,
+    Correction,
+    Limits,
+    cell_confidence,
+    cell_name,
+    conflicting_pairs,
+    correct,
+)
+from api.entries import (
+    HandMarks,
+    Mistake,
+    agreeing_solution,
+    clear_marks,
+    find_mistakes,
+    hand_marks,
+    next_step,
+    unclear_entries,
+)
 from api.schema import (
     MODES,
     CandidatesModel,
@@ -64,6 +82,8 @@ class PhotoResult:
     mode: str = "solve"
     marks: HandMarks | None = None
     mistakes: tuple[Mistake, ...] = ()
+    # entries read as a wrong digit that the reading cannot tell from the right one
+    unclear: tuple[Mistake, ...] = ()
     hint: object | None = None  # a solver.logic Step (hint mode)
     # several solutions: (cell, digits) where one added digit makes the puzzle unique
     completions: tuple[tuple[int, tuple[int, ...]], ...] = ()
@@ -95,6 +115,15 @@ class PhotoResult:
             if e > 0 and str(e) == s
         )
         return self.givens.count("0") - right
+
+    def _mistake_model(self, m: Mistake) -> MistakeModel:
+        """An entry for the JSON; the right digit only where answers may be shown."""
+        return MistakeModel(
+            cell=m.name,
+            index=m.cell,
+            written=m.written,
+            right=m.right if self.reveals_solution else None,
+        )
 
     def to_model(self, *, file: str | None = None, output: str | None = None) -> PhotoResultModel:
         """The JSON-ready result (see api.schema), without the images."""
@@ -130,15 +159,8 @@ class PhotoResult:
             candidates=[]
             if self.marks is None
             else [CandidatesModel(cell=cell_name(c), index=c) for c in self.marks.candidates],
-            mistakes=[
-                MistakeModel(
-                    cell=m.name,
-                    index=m.cell,
-                    written=m.written,
-                    right=m.right if self.reveals_solution else None,
-                )
-                for m in self.mistakes
-            ],
+            mistakes=[self._mistake_model(m) for m in self.mistakes],
+            unclear=[self._mistake_model(m) for m in self.unclear],
             complete=self.complete,
             cells_left=self.cells_left,
             hint=None if self.hint is None else _hint_model(self.hint),
@@ -160,7 +182,21 @@ def _hint_model(step) -> HintModel:
 
 
 def digits_line(values: np.ndarray) -> str:
-    """81 characters, row by row, '0' for empty."""
+    """81 characters, row by row, '0' for empty.
+
+    Parameters
+    ----------
+    values : ndarray of int, 81 values
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> digits_line(np.arange(81) % 10)[:12]
+    '012345678901'
+    """
     return "".join(str(int(v)) for v in np.asarray(values).reshape(81))
 
 
@@ -177,14 +213,41 @@ def solve_photo(
 ) -> PhotoResult:
     """Read, correct, solve and draw one photo.
 
-    source: a path, the file's bytes, or a BGR uint8 array. engine: the recogniser (see
-    vision.recognise.ENGINES; None = its default). render: draw the solution onto the photo
-    (solved photos only). encode: also encode the overlay ("jpeg" or "png") into
-    `overlay_bytes`. use_rules: let the sudoku rules correct misread digits. mode: "solve"
-    (draw every missing answer and mark wrong entries with the right digit), "check" (mark
-    only the wrong entries, reveal nothing else) or "hint" (the next logical step only).
-    Raises vision.VisionError (NotAnImage, ImageTooLarge, Unreadable) when the source is not
-    a usable image; every other outcome is a status.
+    Parameters
+    ----------
+    source : str, Path, bytes or ndarray
+        A path, the file's bytes, or a BGR uint8 array.
+    engine : str, optional
+        The recogniser (`vision.recognise.ENGINES`; None: its default).
+    render : bool
+        Draw the solution onto the photo (solved photos only) into `overlay`.
+    encode : {"jpeg", "png"}, optional
+        Also encode the overlay into `overlay_bytes`.
+    outline : bool
+        Draw the found grid's edge too.
+    max_pixels : int, optional
+        Width x height above which the photo is refused (None: `vision.load.MAX_PIXELS`).
+    use_rules : bool
+        Let the sudoku rules correct misread digits.
+    mode : {"solve", "check", "hint"}
+        Draw every missing answer and mark wrong entries with the right digit; mark only
+        the wrong entries, revealing nothing else; or show the next logical step only.
+
+    Returns
+    -------
+    PhotoResult
+        Every outcome of a usable image is a status ("solved", "no_grid", ...).
+
+    Raises
+    ------
+    vision.VisionError
+        NotAnImage, ImageTooLarge or Unreadable: the source is not a usable image.
+
+    Examples
+    --------
+    >>> result = solve_photo("samples/sheet-01.jpg", encode="jpeg")
+    >>> result.status, result.solution[:9], result.overlay_bytes[:2]
+    ('solved', '975346182', b'\\xff\\xd8')
     """
     from vision import NoGridFound, read_photo
 
@@ -197,16 +260,7 @@ def solve_photo(
     except NoGridFound as error:
         return PhotoResult("no_grid", str(error), timings={"total": _ms(start)}, mode=mode)
     timings = dict(reading.timings)
-    result = judge(
-        reading.givens,
-        reading.probabilities,
-        timings,
-        use_rules=use_rules,
-        kinds=reading.kinds,
-        mode=mode,
-        ink=_ink(reading),
-    )
-    result.corners = np.asarray(reading.corners, dtype=np.float32)
+    result = judge_reading(reading, timings, use_rules=use_rules, mode=mode)
     if result.solved and (render or encode):
         result.overlay = _draw(reading, result, outline, timings)
         if encode:
@@ -220,6 +274,33 @@ def solve_photo(
     return result
 
 
+def judge_reading(
+    reading, timings: dict[str, float], *, use_rules: bool = True, mode: str = "solve"
+) -> PhotoResult:
+    """The status of a vision Reading (corrected by the rules, solved), with its corners.
+
+    The photo pipeline and the live camera mode (api.live, which reads only some frames)
+    both judge a reading this way; only the photo pipeline draws the result.
+
+    With a cell model, the print is what it calls print. When that reading does not solve
+    (the model unsure whether some givens are print, say on a small or blurred photo), the
+    print reader's own reading, every digit taken for print, gets its turn: right hand
+    entries only add agreeing givens, and a wrong one leaves no solution, so a solution
+    found that way is the print's. Its givens are then what it read.
+    """
+    common = dict(use_rules=use_rules, kinds=reading.kinds, mode=mode, ink=_ink(reading))
+    blobs = None if reading.cells is None else reading.cells.ink
+    result = judge(reading.givens, reading.probabilities, timings, blobs=blobs, **common)
+    if not result.solved and reading.print_probabilities is not None:
+        alone = reading.print_probabilities.reshape(81, 10)
+        second = judge(alone.argmax(axis=1).reshape(9, 9), alone, dict(timings), **common)
+        if second.solved:
+            timings.update(second.timings)
+            result = second
+    result.corners = np.asarray(reading.corners, dtype=np.float32)
+    return result
+
+
 def judge(
     givens: np.ndarray,
     probabilities: np.ndarray,
@@ -229,25 +310,65 @@ def judge(
     kinds: np.ndarray | None = None,
     mode: str = "solve",
     ink: np.ndarray | None = None,
+    blobs: np.ndarray | None = None,
 ) -> PhotoResult:
     """The status of a reading: correct it by the rules if needed, then solve it.
 
-    givens (9, 9) as read, probabilities (9, 9, 10): the printed digits (the puzzle).
-    kinds (81, 20), when the cell model ran: every cell's class probabilities, from which the
-    user's own entries are read and checked (`api.entries`). Separate from the photo so
-    that it can be checked on crafted readings.
+    Separate from the photo so that it can be checked on crafted readings.
+
+    Parameters
+    ----------
+    givens : ndarray of int, shape (9, 9)
+        The printed digits as read (0 = empty): the puzzle.
+    probabilities : ndarray of float, shape (9, 9, 10)
+        The recogniser's probabilities of each cell (column 0 = empty).
+    timings : dict, optional
+        Milliseconds per stage so far; correct and solve are added to it.
+    use_rules : bool
+        Let the sudoku rules correct misread digits.
+    kinds : ndarray of float, shape (81, 20), optional
+        When the cell model ran: every cell's class probabilities, from which the user's
+        own entries are read and checked (`api.entries`).
+    mode : {"solve", "check", "hint"}
+    ink : ndarray of bool, shape (81,), optional
+        Where the photo shows ink: the correction adds a digit only there.
+    blobs : ndarray of bool, shape (81,), optional
+        Where the reader cut a digit (`Cells.ink`): with `kinds`, the digits clearly on
+        paper choose among the solutions when the print alone allows several.
+
+    Returns
+    -------
+    PhotoResult
+        Without overlay (`solve_photo` draws it).
+
+    Examples
+    --------
+    >>> from solver import parse, solve
+    >>> puzzle = parse("1-53---9-" "---6-----" "------271" "82-------" "---487---"
+    ...                "------53-" "23-------" "--7-59---" "--6---8-4")
+    >>> read = puzzle.values.reshape(9, 9)
+    >>> certain = np.eye(10, dtype=np.float32)[read]  # every cell read for sure
+    >>> result = judge(read, certain)
+    >>> result.status, result.solution == "".join(map(str, solve(puzzle).solutions[0]))
+    ('solved', True)
     """
     result = _judge_print(givens, probabilities, timings, use_rules, ink)
+    if result.status == "multiple_solutions" and kinds is not None and blobs is not None:
+        result = _chosen_by_paper(result, probabilities, kinds, blobs)
     result.mode = mode
     if result.givens is None:
         return result
     values = np.array([int(c) for c in result.givens], np.int8)
     if kinds is not None:
-        result.marks = hand_marks(kinds, values)
+        result.marks = hand_marks(kinds, values, blobs)
     if result.solved:
         solution = np.array([int(c) for c in result.solution], np.int8)
         entries = np.zeros(81, np.int8) if result.marks is None else result.marks.entries
         result.mistakes = find_mistakes(entries, solution)
+        if result.marks is not None:
+            unclear = set(unclear_entries(result.marks, solution))
+            result.unclear = tuple(m for m in result.mistakes if m.cell in unclear)
+            result.mistakes = tuple(m for m in result.mistakes if m.cell not in unclear)
         if mode == "hint":
             t = time.perf_counter()
             result.hint = next_step(values, entries, solution)
@@ -257,21 +378,48 @@ def judge(
     return result
 
 
+def _chosen_by_paper(result: PhotoResult, probabilities, kinds, blobs) -> PhotoResult:
+    """The print as read allows several solutions: the one every clear digit on the paper
+    agrees with, if there is exactly one (`api.entries.agreeing_solution`). The givens
+    stay the printed digits; the marks are evidence, never givens, and the message says
+    so."""
+    values = np.array([int(c) for c in result.givens], np.int8)
+    marks = clear_marks(probabilities, kinds, blobs)
+    marks[values > 0] = 0
+    solution = agreeing_solution(values, marks)
+    if solution is None:
+        return result
+    n = int((marks > 0).sum())
+    result.status = "solved"
+    result.solution = digits_line(solution)
+    result.message = (
+        "the printed digits as read allow more than one solution; the one shown agrees"
+        f" with the {n} other digit{'s' if n != 1 else ''} clearly on the paper (taken as"
+        " evidence, not as givens)"
+    )
+    return result
+
+
 def _marks_message(result: PhotoResult) -> str:
     """What the user's entries came to, after the solve's own message."""
     n = int((result.marks.entries > 0).sum())
     if not n:
         return result.message
-    wrong = len(result.mistakes)
-    if result.complete and not wrong:
-        return f"{result.message}; the grid is finished and every entry is right"
-    if not wrong:
+    wrong, unclear = result.mistakes, result.unclear
+    if not wrong and not unclear:
+        if result.complete:
+            return f"{result.message}; the grid is finished and every entry is right"
         return f"{result.message}; all {n} entries are right, {result.cells_left} cells left"
-    s = "y is" if wrong == 1 else "ies are"
-    named = ", ".join(m.name for m in result.mistakes[:6])
-    return (
-        f"{result.message}; {wrong} of {n} entr{s} wrong ({named}), {result.cells_left} cells left"
-    )
+    said = []
+    if wrong:
+        entries = "entry" if n == 1 else "entries"
+        verb = "is" if len(wrong) == 1 else "are"
+        named = ", ".join(m.name for m in wrong[:6])
+        said.append(f"{len(wrong)} of {n} {entries} {verb} wrong ({named})")
+    if unclear:
+        named = ", ".join(f"{m.name}, read as {m.written}" for m in unclear[:4])
+        said.append(f"{len(unclear)} unclear, look for yourself ({named})")
+    return f"{result.message}; {'; '.join(said)}; {result.cells_left} cells left"
 
 
 def _ink(reading) -> np.ndarray | None:
@@ -300,7 +448,7 @@ def _judge_print(givens, probabilities, timings, use_rules, ink=None) -> PhotoRe
             **base,
         )
     t = time.perf_counter()
-    fix = correct(read, probs, ink=ink, max_changes=5 if use_rules else 0)
+    fix = correct(read, probs, ink=ink, limits=Limits() if use_rules else NO_CORRECTION)
     timings["correct"] = _ms(t)
     values = fix.values
     base["givens"] = digits_line(values)
@@ -380,7 +528,7 @@ def _draw(reading, result: PhotoResult, outline: bool, timings: dict[str, float]
     """The photo with what the mode asks for drawn in: every missing answer (solve), only the
     wrong entries struck out (check), or the next step (hint); cells the rules corrected
     are ringed."""
-    from vision.render import draw_solution
+    from vision.render import Overlay, Style, draw_solution
 
     t = time.perf_counter()
     givens = np.array([int(c) for c in result.givens], dtype=np.int8)
@@ -394,6 +542,8 @@ def _draw(reading, result: PhotoResult, outline: bool, timings: dict[str, float]
     cleared = corrected & (givens == 0) & (entries == 0)
     wrong = np.zeros(81, bool)
     wrong[[m.cell for m in result.mistakes]] = True
+    unclear = np.zeros(81, bool)
+    unclear[[m.cell for m in result.unclear]] = True
     over_ink = np.zeros(81, bool)
     if marks is not None:
         over_ink[list(marks.candidates)] = True
@@ -410,21 +560,18 @@ def _draw(reading, result: PhotoResult, outline: bool, timings: dict[str, float]
             highlight[[c for c, _ in result.hint.placements]] = True
         corrected[:] = False
         cleared[:] = False
-    overlay = draw_solution(
-        reading.image,
-        reading.homography,
-        reading.side,
+    overlay = Overlay(
         digits.reshape(9, 9),
-        cell_boxes=reading.cell_boxes,
         corrected=corrected.reshape(9, 9),
         cleared=cleared.reshape(9, 9),
         over_ink=over_ink.reshape(9, 9),
         wrong=wrong.reshape(9, 9),
         highlight=highlight.reshape(9, 9),
-        outline=reading.corners if outline else None,
+        unclear=(unclear & (result.mode != "hint")).reshape(9, 9),
     )
+    drawn = draw_solution(reading, overlay, Style(outline=outline))
     timings["render"] = _ms(t)
-    return overlay
+    return drawn
 
 
 def _ms(start: float) -> float:

@@ -141,6 +141,11 @@ class PhotoResultModel(BaseModel):
     mistakes: list[MistakeModel] = Field(
         default_factory=list, description="hand-written entries that disagree with the solution"
     )
+    unclear: list[MistakeModel] = Field(
+        default_factory=list,
+        description="entries read as a wrong digit where the reading cannot tell them from"
+        " the right one: neither called right nor wrong, for the user to look at",
+    )
     complete: bool | None = Field(
         None, description="every cell holds a printed digit or an entry (a finished grid)"
     )

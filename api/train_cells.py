@@ -1,10 +1,12 @@
 """Train the cell model of `vision.kinds`: empty, printed 1-9, written 1-9, candidates.
 
     pip install -e '.[train]'               # PyTorch (CPU) and onnx: training only
-    python -m api.train_cells            # all labelled photos -> vision/models/cells.onnx
+    python -m api.train_cells --cell-only   # all labelled photos -> vision/models/cells.onnx
+    python -m api.train_cells --hand-only --variants 2   # its hand model, as shipped
     python -m api.train_cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
 
-Reproducible with `--seed` (default 7); about 10 minutes on two cores. It never runs at import.
+Reproducible with `--seed` (default 7); `make train` runs the two steps as shipped, about 25
+minutes on two quiet cores. It never runs at import.
 It lives in `api`, not `vision`, because checking the labels needs the solver (a puzzle's
 printed digits must have exactly one solution) and `vision` never imports `solver`.
 
@@ -21,6 +23,12 @@ are cut by this script and cached outside it, under ~/.cache/sudoku-lens):
   ../shared/datasets/mnist, as pen (black, blue, red) or pencil (grey, faint), slanted,
   off-centre, sometimes crossed out and written again, and pencil candidates (1-6 small
   digits in the 3 x 3 layout players use).
+
+Two networks come out, both ONNX: the cell model (`--out`, every class from the cell's
+three channels) and beside it the hand model (`cells.hand.onnx`), which re-reads only
+which digit a hand wrote, from the normalised digit image; it learns from the written
+cells above and from MNIST's real hands, slanted, stretched, thinned and blurred
+(`mnist_digits`). `--hand-only` retrains just the hand model of an existing cell model.
 
 Honest measurement: photos are split into folds by puzzle (the same puzzle photographed
 twice never sits on both sides), and `--fold k` trains on the other folds only, so
@@ -42,8 +50,9 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from api.evaluation import read_dat
 from vision.cells import cut_cells
-from vision.kinds import CANDIDATES, CLASSES, EMPTY, MODEL, cell_channels
+from vision.kinds import CANDIDATES, CLASSES, EMPTY, MODEL, cell_channels, hand_model_path
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -75,23 +84,17 @@ class LabelledPhoto:
     classes: np.ndarray
 
 
-def read_dat(path: Path) -> np.ndarray:
-    """The 81 digits of a Wicht `.dat` file (two header lines, then 9 rows; 0 = empty)."""
-    rows = path.read_text().splitlines()[2:11]
-    return np.array([int(v) for row in rows for v in row.split()], np.int8)
-
-
 def wichtounet_photos(shared: Path = SHARED) -> list[LabelledPhoto]:
     """Printed-only photos and their hand-filled twins (same group: the same puzzle)."""
     photos = []
     base = shared / "datasets" / "wichtounet"
     for dat in sorted((base / "images").glob("*.dat")):
-        printed = read_dat(dat)
+        printed = read_dat(dat).ravel()
         group = "w" + "".join(map(str, printed))
         photos.append(LabelledPhoto(dat.with_suffix(".jpg"), "wichtounet", group, printed.copy()))
         mixed = base / "mixed" / dat.name
         if mixed.is_file():
-            full = read_dat(mixed)
+            full = read_dat(mixed).ravel()
             classes = np.where(printed > 0, printed, full + WRITTEN).astype(np.int16)
             classes[full == 0] = EMPTY
             photos.append(LabelledPhoto(mixed.with_suffix(".jpg"), "mixed", group, classes))
@@ -240,7 +243,7 @@ def font_digit(font: str, digit: int) -> np.ndarray:
 
 def print_fonts() -> list[str]:
     """Upright type faces (serif and sans) to print synthetic givens with."""
-    from vision.train_digits import digit_fonts
+    from api.train_digits import digit_fonts
 
     hands = set(hand_fonts())
     slanted = ("Italic", "Oblique", "It.", "BI.")
@@ -426,6 +429,84 @@ def network():
     )
 
 
+def hand_network():
+    """The hand-written digit reader: the normalised 28 x 28 digit in, digits 1-9 out.
+    LeNet-sized (about 1.6 M multiply-adds a cell), so re-reading a page's entries costs
+    a few milliseconds."""
+    import torch.nn as nn
+
+    def block(a, b):
+        return [nn.Conv2d(a, b, 3, padding=1), nn.BatchNorm2d(b), nn.ReLU(), nn.MaxPool2d(2)]
+
+    return nn.Sequential(
+        nn.Conv2d(1, 16, 5),  # 24
+        nn.BatchNorm2d(16),
+        nn.ReLU(),
+        nn.MaxPool2d(2),  # 12
+        *block(16, 32),  # 6
+        *block(32, 64),  # 3
+        nn.Flatten(),
+        nn.Dropout(0.3),
+        nn.Linear(64 * 9, 64),
+        nn.ReLU(),
+        nn.Linear(64, 9),
+    )
+
+
+def normalised_digit(alpha: np.ndarray) -> np.ndarray | None:
+    """(28, 28) float32: ink cropped and scaled to a 20 px box, centred, as
+    `vision.cells.normalise` prepares a cut digit; None when there is no ink."""
+    ys, xs = np.nonzero(alpha > 0.1)
+    if not len(ys):
+        return None
+    alpha = alpha[ys.min() : ys.max() + 1, xs.min() : xs.max() + 1]
+    h, w = alpha.shape
+    scale = min(20 / h, 20 / w)
+    nh, nw = max(1, round(h * scale)), max(1, round(w * scale))
+    small = cv2.resize(alpha, (nw, nh), interpolation=cv2.INTER_AREA)
+    out = np.zeros((28, 28), np.float32)
+    top, left = (28 - nh) // 2, (28 - nw) // 2
+    out[top : top + nh, left : left + nw] = small
+    return out / max(float(out.max()), 1e-3)
+
+
+def mnist_digits(hand: Hand, rng, copies: int) -> tuple[np.ndarray, np.ndarray]:
+    """MNIST's real hands, each `copies` times slanted, stretched, thinned or thickened
+    and blurred, normalised like a cut cell: (N, 28, 28) images, (N,) digits 1-9."""
+    xs, ys = [], []
+    for _ in range(copies):
+        for image, digit in zip(hand.mnist_images, hand.mnist_labels, strict=True):
+            alpha = cv2.copyMakeBorder(image.astype(np.float32) / 255, 8, 8, 8, 8, 0)
+            m = cv2.getRotationMatrix2D((22, 22), rng.uniform(-12, 12), rng.uniform(0.8, 1.1))
+            m[0, 1] += rng.uniform(-0.3, 0.3)
+            m[1, 0] += rng.uniform(-0.1, 0.1)
+            m[0, 0] *= rng.uniform(0.75, 1.2)
+            alpha = cv2.warpAffine(alpha, m, (44, 44))
+            stroke = rng.integers(4)
+            if stroke == 1:
+                alpha = cv2.erode(alpha, np.ones((2, 2), np.uint8))
+            elif stroke == 2:
+                alpha = cv2.dilate(alpha, np.ones((2, 2), np.uint8))
+            if rng.random() < 0.4:
+                alpha = cv2.GaussianBlur(alpha, (0, 0), rng.uniform(0.5, 1.2))
+            digit_image = normalised_digit(alpha)
+            if digit_image is not None:
+                xs.append(digit_image)
+                ys.append(int(digit))
+    return np.array(xs, np.float32).reshape(-1, 28, 28), np.array(ys, np.int16)
+
+
+def hand_examples(x: np.ndarray, y: np.ndarray, hand: Hand, rng, copies: int = 2):
+    """The hand model's examples: the written cells among the cell model's (real and
+    synthetic, their normalised digit channel) and MNIST's digits; classes 0-8 = 1-9."""
+    written = (y >= WRITTEN + 1) & (y <= WRITTEN + 9) & (x[:, 2].max(axis=(1, 2)) > 0)
+    cells = x[written][:, 2, 2:30, 2:30].astype(np.float32)
+    mnist_x, mnist_y = mnist_digits(hand, rng, copies)
+    xs = np.concatenate([cells, mnist_x])[:, None]
+    ys = np.concatenate([y[written] - WRITTEN, mnist_y]) - 1
+    return xs.astype(np.float16), ys.astype(np.int16)
+
+
 def augment(x, rng_torch):
     """Shifts of up to two pixels and darkness scaled, per example."""
     import torch
@@ -439,13 +520,14 @@ def augment(x, rng_torch):
     return x
 
 
-def train(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, epochs: int):
+def train(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, epochs: int, make=network):
+    """The network `make` builds, trained with AdamW on a one-cycle schedule."""
     import torch
 
     torch.manual_seed(seed)
     gen = torch.Generator().manual_seed(seed)
     torch.set_num_threads(2)
-    model = network()
+    model = make()
     opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
     steps = epochs * ((len(x) + 255) // 256)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps)
@@ -472,11 +554,11 @@ def train(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, epochs: int):
     return model
 
 
-def export(model, path: Path) -> None:
+def export(model, path: Path, shape=(1, 3, 32, 32)) -> None:
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    dummy = torch.zeros((1, 3, 32, 32))
+    dummy = torch.zeros(shape)
     torch.onnx.export(
         model,
         dummy,
@@ -574,6 +656,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--variants", type=int, default=1, help="synthetic copies per photo")
+    parser.add_argument("--hand-epochs", type=int, default=8)
+    parser.add_argument(
+        "--hand-only",
+        action="store_true",
+        help="keep the cell model at --out, (re)train only its hand-written digit model",
+    )
+    parser.add_argument(
+        "--cell-only", action="store_true", help="train the cell model, not its hand model"
+    )
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--fold", type=int, default=None, help="hold this fold out")
     parser.add_argument(
@@ -599,8 +690,19 @@ def main(argv: list[str] | None = None) -> None:
     photos = all_wicht + kubiesa_photos(all_kub, letters)
     x, y = examples([p for p in photos if keep(p.group)], grids, hand, rng, args.variants)
     print(f"{len(x)} examples: {np.bincount(y, minlength=20).tolist()}", file=sys.stderr)
-    model = train(x, y, class_weights(y), args.seed, args.epochs)
-    export(model, args.out)
+    if args.hand_only and args.out.is_file():
+        model = None
+    else:
+        model = train(x, y, class_weights(y), args.seed, args.epochs)
+        export(model, args.out)
+    hand_model = None
+    if not args.cell_only:
+        hx, hy = hand_examples(x, y, hand, rng)
+        print(f"{len(hx)} hand-written digits: {np.bincount(hy).tolist()}", file=sys.stderr)
+        hand_model = train(
+            hx, hy, np.ones(len(hy), np.float32), args.seed, args.hand_epochs, hand_network
+        )
+        export(hand_model, hand_model_path(args.out), (1, 1, 28, 28))
     if args.fold is not None:  # the held-out photos' real cells, as a quick check
         for source in ("wichtounet", "mixed", "kubiesa"):
             mine = [p for p in photos if p.source == source and not keep(p.group)]
@@ -609,6 +711,17 @@ def main(argv: list[str] | None = None) -> None:
                 continue
             xs = np.concatenate([cell_channels(*grids[p.path]) for p in mine])
             truth = np.concatenate([p.classes for p in mine])
+            written = (truth > WRITTEN) & (truth < CANDIDATES) & (xs[:, 2].max(axis=(1, 2)) > 0)
+            if written.any() and hand_model is not None:
+                digits = predict(hand_model, xs[written][:, 2:3, 2:30, 2:30]).argmax(axis=1)
+                print(
+                    f"held-out fold {args.fold}, {source}: hand model reads"
+                    f" {(digits + 1 + WRITTEN == truth[written]).mean():.4f} of"
+                    f" {written.sum()} written digits right",
+                    file=sys.stderr,
+                )
+            if model is None:
+                continue
             guess = predict(model, xs).argmax(axis=1)
             whole = (guess.reshape(-1, 81) == truth.reshape(-1, 81)).all(axis=1).mean()
             print(

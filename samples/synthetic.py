@@ -5,7 +5,8 @@ cell and where the grid's corners landed lets tests and samples use fresh photos
 The photo is built the way a real one forms: a flat printed page (grid, digits in one of the
 Debian fonts, a title, columns of text, yesterday's solution as a smaller second grid,
 show-through from the back of the sheet; on request some cells already written in by hand
-with `filled=0.3`) is bent (page curl), seen by a pinhole camera at an
+with `filled=0.3`) is bent (page curl, and on request a strong curl or a crease:
+`curled_photo`), seen by a pinhole camera at an
 angle, lit unevenly, shadowed, blurred, given sensor noise and saved as JPEG. Everything
 follows from one seed.
 
@@ -162,6 +163,8 @@ class Style:
     curl: float = 0.0  # page bend: vertical bow at the grid's edge, in cells
     curl_skew: float = 0.0  # asymmetric (cubic) part of the bend
     side_bow: float = 0.0  # horizontal bow, in cells
+    fold: float = 0.0  # a crease across the grid: the rows kink by this many cells per half-grid
+    fold_at: float = 0.0  # where the crease runs, -1 (left edge) .. 1 (right edge)
     light: float = 0.9  # mean brightness factor
     gradient: tuple[float, float] = (0.0, 0.0)  # brightness change across the photo
     vignette: float = 0.1
@@ -431,12 +434,12 @@ def _handwriting(rng, style: Style, givens, solution, size, origin, g):
     return np.asarray(layer), handwritten
 
 
-# Debian's hand-writing fonts (packages fonts-dkg-handwriting, fonts-breip, fonts-femkeklaver,
-# fonts-humor-sans, fonts-comic-neue): people's digits rather than italics
+# Debian's hand-writing fonts (packages fonts-dkg-handwriting, fonts-breip, fonts-humor-sans,
+# fonts-comic-neue): people's digits rather than italics. Not fonts-femkeklaver: its digits
+# are hollow outlines, which no pen or pencil draws.
 HAND_WRITING_FONTS = (
     "dkg.ttf",
     "Breip.ttf",
-    "femkeklaver.ttf",
     "Humor-Sans.ttf",
     "ComicNeue-Regular.otf",
 )
@@ -544,10 +547,13 @@ class Camera:
     curl: float
     curl_skew: float
     side_bow: float
+    fold: float = 0.0
+    fold_at: float = 0.0
 
     def _bow_y(self, x):
         t = (x - self.centre[0]) / (4.5 * self.cell)  # -1 .. 1 across the grid
-        return self.cell * (self.curl * t * t + self.curl_skew * t * t * t)
+        crease = self.fold * np.abs(t - self.fold_at)  # a kink where the page was folded
+        return self.cell * (self.curl * t * t + self.curl_skew * t * t * t + crease)
 
     def _bow_x(self, y):
         t = (y - self.centre[1]) / (4.5 * self.cell)
@@ -582,13 +588,15 @@ class Camera:
             t *= np.float32(self.cell * self.side_bow)
             x -= t
             del t
-        if self.curl or self.curl_skew:
+        if self.curl or self.curl_skew or self.fold:
             t = x - np.float32(self.centre[0])
             t *= np.float32(1 / (4.5 * self.cell))
             bow = t * np.float32(self.curl_skew)
             bow += np.float32(self.curl)
             bow *= t
             bow *= t
+            if self.fold:
+                bow += np.float32(self.fold) * np.abs(t - np.float32(self.fold_at))
             bow *= np.float32(self.cell)
             y -= bow
         return x, y
@@ -601,11 +609,6 @@ def place_camera(style: Style, page: Page, size: tuple[int, int]) -> Camera:
     """
     width, height = size
     g = page.grid_size
-    cx, cy = page.grid_origin[0] - 0.5 + g / 2, page.grid_origin[1] - 0.5 + g / 2
-    focal = 0.8 * math.hypot(width, height)
-    k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
-    rot = _rotation(style.roll, style.pitch, style.yaw)
-    fraction = style.grid_fraction
     edge = np.linspace(0, 1, 19)
     outline = np.concatenate(
         [
@@ -615,15 +618,14 @@ def place_camera(style: Style, page: Page, size: tuple[int, int]) -> Camera:
             np.stack([0 * edge, edge], 1),
         ]
     ) * g + (np.array(page.grid_origin) - 0.5)
+    pose = Pose(style.roll, style.pitch, style.yaw, style.grid_fraction, style.offset)
     for _ in range(40):
-        distance = focal * g / (fraction * min(width, height))
-        to_world = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], float)
-        extrinsic = np.column_stack([rot[:, 0], rot[:, 1], [0, 0, distance]])
-        h = k @ extrinsic @ to_world
-        shift = np.array(
-            [[1, 0, style.offset[0] * width], [0, 1, style.offset[1] * height], [0, 0, 1]]
+        camera = camera_at(
+            page,
+            size,
+            pose,
+            (style.curl, style.curl_skew, style.side_bow, style.fold, style.fold_at),
         )
-        camera = Camera(shift @ h, (cx, cy), g / 9, style.curl, style.curl_skew, style.side_bow)
         pts = camera.to_photo(outline)
         margin = 0.03 * min(width, height)
         inside = (pts.min(0) >= margin).all() and (
@@ -631,8 +633,40 @@ def place_camera(style: Style, page: Page, size: tuple[int, int]) -> Camera:
         ).all()
         if inside:
             return camera
-        fraction *= 0.95
+        pose = replace(pose, fraction=pose.fraction * 0.95)
     raise ValueError("could not fit the grid inside the photo; check the style's angles")
+
+
+@dataclass(frozen=True)
+class Pose:
+    """Where the camera looks from: angles in degrees, the grid's size as a share of the
+    photo's shorter side (seen head-on), and the grid centre's offset as a share of the
+    photo's width and height."""
+
+    roll: float = 0.0
+    pitch: float = 0.0
+    yaw: float = 0.0
+    fraction: float = 0.7
+    offset: tuple[float, float] = (0.0, 0.0)
+
+
+def camera_at(
+    page: Page, size: tuple[int, int], pose: Pose, bend: tuple[float, ...] = (0, 0, 0)
+) -> Camera:
+    """The pinhole camera of `pose` looking at the page's grid; `bend` is (curl, curl_skew,
+    side_bow, fold, fold_at) of the page (the last two may be left out: no crease)."""
+    width, height = size
+    g = page.grid_size
+    cx, cy = page.grid_origin[0] - 0.5 + g / 2, page.grid_origin[1] - 0.5 + g / 2
+    focal = 0.8 * math.hypot(width, height)
+    k = np.array([[focal, 0, width / 2], [0, focal, height / 2], [0, 0, 1]])
+    rot = _rotation(pose.roll, pose.pitch, pose.yaw)
+    distance = focal * g / (pose.fraction * min(width, height))
+    to_world = np.array([[1, 0, -cx], [0, 1, -cy], [0, 0, 1]], float)
+    extrinsic = np.column_stack([rot[:, 0], rot[:, 1], [0, 0, distance]])
+    h = k @ extrinsic @ to_world
+    shift = np.array([[1, 0, pose.offset[0] * width], [0, 1, pose.offset[1] * height], [0, 0, 1]])
+    return Camera(shift @ h, (cx, cy), g / 9, *bend)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -868,6 +902,199 @@ def make_photo(
     return render_photo(givens, solution, seed=seed, size=size, style=style)
 
 
+# A newspaper held in one hand sags into a curve whose bow across a printed sudoku (about
+# 9 cm wide) reaches about a centimetre at the grid's edges: one cell.
+NEWSPAPER_IN_HAND = 1.0
+
+
+def curled_photo(
+    seed: int,
+    curl: float,
+    *,
+    fold: float = 0.0,
+    size: tuple[int, int] = (640, 480),
+    **overrides,
+) -> SyntheticPhoto:
+    """A newspaper photo whose page bows by `curl` cells at the grid's edges (half of it the
+    other way across the rows), optionally with a crease that kinks the rows by `fold` cells
+    per half-grid somewhere across the grid; moderate angles, no other bend.
+
+    >>> photo = curled_photo(3, NEWSPAPER_IN_HAND, fold=0.3)
+    >>> float(abs(photo.style.curl)), photo.style.fold
+    (1.0, 0.3)
+    """
+    rng = np.random.default_rng([seed, 3])
+    bend = dict(
+        curl=float(curl * rng.choice([-1.0, 1.0])),
+        curl_skew=0.0,
+        side_bow=float(0.5 * curl * rng.choice([-1.0, 1.0])),
+        fold=fold,
+        fold_at=float(rng.uniform(-0.6, 0.6)),
+        pitch=float(rng.uniform(-15, 15)),
+        yaw=float(rng.uniform(-10, 10)),
+    )
+    return make_photo(seed, size=size, kind="newspaper", **{**bend, **overrides})
+
+
 def grid_string(grid: np.ndarray) -> str:
     """81 characters in reading order, '0' for an empty cell."""
     return "".join(str(int(v)) for v in np.asarray(grid).reshape(81))
+
+
+# ---------------------------------------------------------------------------------------------
+# A moving video: the live camera mode's test footage
+
+
+@dataclass(frozen=True)
+class VideoFrame:
+    """One frame of a synthetic video and its truth.
+
+    `corners` (4, 2): TL, TR, BR, BL of the upright grid in the frame (they may lie outside
+    it); `centres` (9, 9, 2): where each cell's centre is; `cell` (9, 9): the local cell side
+    in pixels; `in_view`: the whole grid is inside the frame; `hand`: the hand covers part of
+    the grid.
+    """
+
+    jpeg: bytes
+    corners: np.ndarray
+    centres: np.ndarray
+    cell: np.ndarray
+    in_view: bool
+    hand: bool
+
+    @property
+    def image(self) -> np.ndarray:
+        return cv2.imdecode(np.frombuffer(self.jpeg, np.uint8), cv2.IMREAD_COLOR)
+
+
+@dataclass(frozen=True)
+class SyntheticVideo:
+    """A puzzle on a page filmed by a moving phone: `frames` at `fps`."""
+
+    givens: np.ndarray
+    solution: np.ndarray
+    frames: list[VideoFrame]
+    fps: float
+    size: tuple[int, int]
+
+
+def _bump(t: float, start: float, end: float) -> float:
+    """0 outside [start, end], rising smoothly to 1 in the middle and back."""
+    if not start < t < end:
+        return 0.0
+    return math.sin(math.pi * (t - start) / (end - start)) ** 2
+
+
+def video_pose(t: float, out_of_view: bool = True) -> Pose:
+    """The scripted motion at time t in [0, 1): the phone pans, tilts both ways, rotates
+    from -10 to 25 degrees and (with `out_of_view`) pans far right so that the right third
+    of the grid leaves the frame, then comes back."""
+    away = 0.42 * _bump(t, 0.38, 0.58) if out_of_view else 0.0
+    return Pose(
+        roll=-10 + 35 * t + 4 * math.sin(6 * math.pi * t),
+        pitch=16 * math.sin(3 * math.pi * t),
+        yaw=12 * math.sin(2 * math.pi * t + 1),
+        fraction=0.62 + 0.08 * math.sin(2 * math.pi * t),
+        offset=(0.1 * math.sin(2 * math.pi * t) + away, 0.06 * math.sin(4 * math.pi * t + 0.5)),
+    )
+
+
+HAND_TIME = (0.68, 0.9)  # the share of the video during which a hand crosses the frame
+
+
+def _hand(size: tuple[int, int], t: float) -> np.ndarray | None:
+    """Coverage (H, W) float32 0..1 of a hand and forearm crossing from the bottom right to
+    the top left during HAND_TIME, None outside it."""
+    start, end = HAND_TIME
+    if not start < t < end:
+        return None
+    width, height = size
+    u = (t - start) / (end - start)
+    palm = np.array([1.15 - 1.3 * u, 1.05 - 0.9 * u]) * (width, height)
+    direction = np.array([0.8, 0.6])
+    elbow = palm + direction * 1.5 * max(width, height)
+    mask = np.zeros((height, width), np.float32)
+    axes = (int(0.16 * height), int(0.11 * height))
+    angle = math.degrees(math.atan2(direction[1], direction[0]))
+    cv2.ellipse(mask, tuple(int(v) for v in palm), axes, angle, 0, 360, 1.0, -1, cv2.LINE_AA)
+    cv2.line(
+        mask,
+        tuple(int(v) for v in palm),
+        tuple(int(v) for v in elbow),
+        1.0,
+        int(0.2 * height),
+        cv2.LINE_AA,
+    )
+    return cv2.GaussianBlur(mask, (0, 0), 0.006 * width + 0.5)
+
+
+def make_video(
+    seed: int,
+    *,
+    n_frames: int = 150,
+    size: tuple[int, int] = (640, 480),
+    fps: float = 25.0,
+    hand: bool = True,
+    out_of_view: bool = True,
+    quality: int = 80,
+    **overrides,
+) -> SyntheticVideo:
+    """A flat printed page with a fresh puzzle, filmed along `video_pose` for `n_frames`.
+
+    Each frame is exposed anew (sensor noise, light), blurred like a phone video and
+    JPEG-encoded; a hand crosses the grid during HAND_TIME. The page is flat, so the truth
+    (corners, cell centres) is the camera's homography of the page's grid, exactly.
+
+    Examples
+    --------
+    >>> video = make_video(1, n_frames=3)
+    >>> len(video.frames), video.frames[0].centres.shape, video.frames[0].in_view
+    (3, (9, 9, 2), True)
+    """
+    rng = np.random.default_rng([seed, 0])
+    givens, solution = make_puzzle(rng, int(rng.integers(24, 34)))
+    style = random_style(np.random.default_rng([seed, 2]), "sheet")
+    style = replace(
+        style, curl=0.0, curl_skew=0.0, side_bow=0.0, shadow=0.0, shake=0.0, **overrides
+    )
+    width, height = size
+    page = draw_page(
+        np.random.default_rng([seed, 1]), style, givens, round(1.0 * min(size)), solution
+    )
+    g, (ox, oy) = page.grid_size, (page.grid_origin[0] - 0.5, page.grid_origin[1] - 0.5)
+    outline = np.array([[ox, oy], [ox + g, oy], [ox + g, oy + g], [ox, oy + g]])
+    steps = (np.arange(9) + 0.5) * g / 9
+    xs, ys = np.meshgrid(ox + steps, oy + steps)
+    page_centres = np.stack([xs.ravel(), ys.ravel()], axis=1)
+    sheet = np.full(page.ink.shape, 255, np.uint8)
+    skin = np.array([120, 150, 205], np.float32)  # BGR
+    frames = []
+    for i in range(n_frames):
+        t = i / n_frames
+        camera = camera_at(page, size, video_pose(t, out_of_view))
+        map_x, map_y = camera.page_maps(width, height)
+        ink = cv2.remap(page.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+        on_page = cv2.remap(sheet, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
+        corners = camera.to_photo(outline)
+        cell_px = float(np.linalg.norm(corners[1] - corners[0])) / 9
+        image = _expose(np.random.default_rng([seed, 3, i]), style, ink, on_page, cell_px)
+        covered = False
+        cover = _hand(size, t) if hand else None
+        if cover is not None:
+            grid_mask = np.zeros((height, width), np.uint8)
+            cv2.fillConvexPoly(grid_mask, np.round(corners).astype(np.int32), 1)
+            covered = bool((cover[grid_mask > 0] > 0.5).any())
+            shade = (0.75 + 0.25 * cover)[..., None] * skin
+            image = (image * (1 - cover[..., None]) + shade * cover[..., None]).astype(np.uint8)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, quality])
+        centres = camera.to_photo(page_centres).reshape(9, 9, 2)
+        right = camera.to_photo(page_centres + [g / 18, 0]).reshape(9, 9, 2)
+        down = camera.to_photo(page_centres + [0, g / 18]).reshape(9, 9, 2)
+        cell = 2 * np.sqrt(
+            np.linalg.norm(right - centres, axis=2) * np.linalg.norm(down - centres, axis=2)
+        )
+        in_view = bool(((corners >= 0) & (corners < [width, height])).all())
+        frames.append(
+            VideoFrame(buf.tobytes(), corners.astype(np.float32), centres, cell, in_view, covered)
+        )
+    return SyntheticVideo(givens, solution, frames, fps, size)

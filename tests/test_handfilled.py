@@ -124,3 +124,85 @@ def test_hand_marks_prefer_print_only_where_the_puzzle_has_it():
 def test_find_mistakes_ignores_empty_cells():
     solution = np.arange(81) % 9 + 1
     assert find_mistakes(np.zeros(81, np.int8), solution) == ()
+
+
+def test_an_entry_the_reading_cannot_tell_from_the_right_digit_is_unclear_not_wrong(puzzle):
+    """Two entries read as wrong digits: one the hand model was sure of (a mistake), one
+    where it gave the right digit a fair chance (unclear: named, neither right nor wrong)."""
+    givens, solution = puzzle
+    written, empty = entries_of(puzzle, 0, 2)
+    printed_givens, printed, kinds = crafted(givens, written)
+    doubtful = int(empty[1])
+    kinds[doubtful, 9 + solution[doubtful]] = 0.3 * SURE  # the right digit nearly as likely
+    kinds[doubtful] /= kinds[doubtful].sum()
+    result = judge(printed_givens, printed, kinds=kinds)
+    assert [m.cell for m in result.mistakes] == [int(empty[0])]
+    assert [m.cell for m in result.unclear] == [doubtful]
+    model = result.to_model()
+    assert [m.index for m in model.unclear] == [doubtful] and model.unclear[0].written == written[
+        doubtful
+    ]
+    assert "1 unclear" in result.message and "1 of 2 entries is wrong" in result.message
+    check = judge(printed_givens, printed, kinds=kinds, mode="check").to_model()
+    assert check.unclear[0].right is None  # check mode reveals no answer
+
+
+def test_a_missed_given_is_settled_by_what_is_clearly_on_paper():
+    """The print as read lacks a given, so it allows several solutions; the cell holds a
+    clear digit (a blob, the print reader sure of it, the cell model taking it for a hand's):
+    the one solution that agrees with it is the answer, and the givens stay the print's."""
+    rng = np.random.default_rng(5)
+    for _ in range(50):
+        givens, solution = (a.reshape(81) for a in make_puzzle(rng, 24))
+        missed = next(
+            (
+                i
+                for i in np.flatnonzero(givens)
+                if not is_unique(np.where(np.arange(81) == i, 0, givens))
+            ),
+            None,
+        )
+        if missed is not None:
+            break
+    assert missed is not None
+    read_givens = givens.copy()
+    read_givens[missed] = 0
+    printed_givens, printed, kinds = crafted(read_givens, np.zeros(81, np.int8))
+    kinds[missed] = 0.001
+    kinds[missed, 9 + givens[missed]] = 0.6  # taken for a hand's
+    kinds[missed, givens[missed]] = 0.38
+    kinds[missed] /= kinds[missed].sum()
+    printed[missed] = 0
+    printed[missed, 0] = kinds[missed, 10:].sum() + kinds[missed, 0]
+    printed[missed, givens[missed]] = 1 - printed[missed, 0]
+    blobs = np.zeros(81, bool)
+    blobs[missed] = True
+    assert judge(printed_givens, printed, kinds=kinds).status == "multiple_solutions"
+    result = judge(printed_givens, printed, kinds=kinds, blobs=blobs)
+    assert result.status == "solved", result.message
+    assert result.solution == "".join(map(str, solution))
+    assert result.givens == "".join(map(str, read_givens))
+    assert "evidence, not as givens" in result.message
+    blobs[:] = False  # nothing clearly on paper: several solutions, none chosen
+    assert judge(printed_givens, printed, kinds=kinds, blobs=blobs).status == "multiple_solutions"
+
+
+def is_unique(givens) -> bool:
+    from solver import count_solutions
+
+    return count_solutions("".join(map(str, givens)), limit=2) == 1
+
+
+def test_show_through_without_a_blob_is_no_entry():
+    """A cell model 80% sure of a written 3 where the reader cut no digit: show-through or
+    grain, not an entry; at 95% (a faint pencil digit) it is one."""
+    kinds = np.zeros((81, 20), np.float32)
+    kinds[:, 0] = 1
+    kinds[5] = 0
+    kinds[5, 12], kinds[5, 0] = 0.8, 0.2
+    kinds[6] = 0
+    kinds[6, 12], kinds[6, 0] = 0.95, 0.05
+    blobs = np.zeros(81, bool)
+    marks = hand_marks(kinds, np.zeros(81, np.int8), blobs)
+    assert marks.kinds[5] == "." and marks.kinds[6] == "w" and marks.entries[6] == 3
+    assert hand_marks(kinds, np.zeros(81, np.int8)).kinds[5] == "w"  # without blobs: as before

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from typing import get_args
+
 import cv2
 import numpy as np
 import pytest
+from pydantic import ValidationError
 
+from api.failures import failure_of
 from api.pipeline import STATUSES, judge, solve_photo
-from api.schema import PhotoResultModel
+from api.schema import STATUS_MEANING, BatchStatus, PhotoResultModel
 from samples.synthetic import make_photo, make_puzzle, render_photo
-from vision import NotAnImage
+from vision import ImageTooLarge, NoGridFound, NotAnImage, Unreadable, VisionError
 
 
 def band_solution() -> np.ndarray:
@@ -179,4 +183,17 @@ def test_judge_reports_the_corrections_it_made():
     assert "corrected 1 cell" in result.message
     model = result.to_model(file="x.jpg")
     assert isinstance(model, PhotoResultModel) and model.corrections[0].read == wrong
-    assert set(STATUSES) < set(PhotoResultModel.model_fields["status"].annotation.__args__)
+
+
+def test_every_way_a_photo_can_end_is_in_the_json_contract_and_explained():
+    """The pipeline's statuses, what api.failures calls a photo that never became a reading,
+    and the batch's "error" (a crash) are exactly the statuses the JSON result accepts, each
+    with a meaning; a status outside them is refused."""
+    errors = (ImageTooLarge("x"), NotAnImage("x"), Unreadable("x"), NoGridFound("x"))
+    never_read = {failure_of(error).status for error in (*errors, VisionError("x"))}
+    ended = set(STATUSES) | never_read | {"error"}
+    assert ended == set(get_args(BatchStatus)) == set(STATUS_MEANING)
+    for status in ended:
+        assert PhotoResultModel(file="a.jpg", status=status).status == status
+    with pytest.raises(ValidationError, match="status"):
+        PhotoResultModel(file="a.jpg", status="done")

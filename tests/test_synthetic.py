@@ -8,10 +8,14 @@ import pytest
 
 from samples.synthetic import (
     KINDS,
+    NEWSPAPER_IN_HAND,
+    Page,
     count_solutions,
+    curled_photo,
     grid_string,
     make_photo,
     make_puzzle,
+    place_camera,
     solved_grid,
 )
 
@@ -109,6 +113,42 @@ def test_corners_are_the_border_corners_on_a_curled_page(seed):
     for y, x in [(0, 0), (0, SIDE - 6), (SIDE - 6, SIDE - 6), (SIDE - 6, 0)]:
         corner = square[y : y + 6, x : x + 6]
         assert corner.mean() < paper - 40, (y, x)
+
+
+@pytest.mark.parametrize("fold", [0.0, 0.4])
+def test_a_strongly_curled_or_folded_page_maps_back_exactly(fold):
+    """The photo is made by sampling the page through the camera's maps: a point of the
+    page sent to the photo must come back to itself, crease and all, or the ground truth
+    (corners, cells) would not be where the pixels are."""
+    photo = curled_photo(5, NEWSPAPER_IN_HAND, fold=fold)
+    rng = np.random.default_rng(1)
+    style = photo.style
+    page = Page(np.zeros((600, 600), np.uint8), (100, 100), 400)
+    camera = place_camera(style, page, (640, 480))
+    points = rng.uniform(120, 480, (50, 2))
+    in_photo = camera.to_photo(points)
+    map_x, map_y = camera.page_maps(640, 480)
+    xi, yi = np.rint(in_photo).astype(int).T
+    inside = (xi >= 0) & (xi < 640) & (yi >= 0) & (yi < 480)
+    back = np.stack([map_x[yi[inside], xi[inside]], map_y[yi[inside], xi[inside]]], 1)
+    # one photo pixel spans about page / photo scale page pixels: allow that rounding
+    assert np.abs(back - points[inside]).max() < 2.0
+    assert inside.sum() > 40
+
+
+def test_a_crease_kinks_the_grid_lines():
+    """Across a fold a row of the grid changes slope at once, where a curl bends smoothly."""
+    page = Page(np.zeros((600, 600), np.uint8), (100, 100), 400)
+    xs = np.linspace(110, 490, 77)
+    row = np.stack([xs, np.full_like(xs, 300.0)], 1)
+
+    def sharpest_turn(**bend) -> float:
+        style = curled_photo(6, NEWSPAPER_IN_HAND, **bend).style
+        y = place_camera(style, page, (640, 480)).to_photo(row)[:, 1]
+        turn = np.abs(np.diff(y, 2))
+        return turn.max() / np.median(turn)
+
+    assert sharpest_turn(fold=0.5) > 5 * sharpest_turn(fold=0.0)
 
 
 def test_bad_requests_are_named():

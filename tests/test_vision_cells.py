@@ -47,6 +47,24 @@ def test_ink_marks_exactly_the_cells_with_digits():
     assert (cells.contrast[cells.ink] > 0.3).all()
 
 
+def test_ink_boxes_hug_each_digit_and_turn_with_the_cells():
+    """The ink box is the digit's own ink (what the renderer sizes its digits by): inside its
+    cell, as tall as the printed digit, none in an empty cell, and reordered with the cells
+    by a quarter turn (`vision.read` turns its coordinates)."""
+    digits = some_digits(3)
+    image = printed_grid(digits)
+    cells = cut_cells(image)
+    for i in np.flatnonzero(digits):
+        x0, y0, x1, y1 = cells.ink_boxes[i]
+        bx0, by0, bx1, by1 = cells.boxes[i]
+        assert bx0 <= x0 < x1 <= bx1 and by0 <= y0 < y1 <= by1
+        ink = np.argwhere(image[by0 + 3 : by1 - 3, bx0 + 3 : bx1 - 3] < 128)  # the print
+        assert abs((y1 - y0) - (np.ptp(ink[:, 0]) + 1)) <= 2
+    assert not cells.ink_boxes[digits == 0].any()
+    order = np.rot90(np.arange(81).reshape(9, 9), 1).ravel()  # cell i of the turned grid
+    assert np.array_equal(cells.rotated(1).ink_boxes, cells.ink_boxes[order])
+
+
 def test_boxes_follow_lines_of_a_bent_page():
     """Lines displaced by a smooth bend of up to a fifth of a cell: each box still lies between
     its lines, where a blind ninth split would be off by the full bend."""

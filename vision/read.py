@@ -29,7 +29,7 @@ from vision.cells import Cells, cut_cells
 from vision.kinds import model_path as cell_model_path
 from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
-from vision.locate import locate_grid
+from vision.locate import Located, locate_grid
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
 from vision.warp import WARP_SIDE, turn, turn_boxes, warp_grid
 
@@ -41,7 +41,9 @@ class Reading:
     givens (9, 9) int8, 0 = empty; probabilities (9, 9, 10) float32 (column 0 = empty);
     corners (4, 2) float32 TL, TR, BR, BL of the upright grid in original-image pixels;
     homography (3, 3) float64, original-image pixels -> the upright warped square of `side`
-    pixels; cell_boxes (9, 9, 4) x0, y0, x1, y1 of each cell in that square; image the
+    pixels; cell_boxes (9, 9, 4) x0, y0, x1, y1 of each cell in that square; ink_boxes
+    (9, 9, 4) float x0, y0, x1, y1 of the ink the reader isolated in each cell, in that
+    square, NaN where it found none (the drawing is placed and sized by it); image the
     loaded full-resolution BGR photo (EXIF orientation applied); score how sudoku-like the
     located grid looked (about 0.3-0.8); timings in milliseconds per stage.
 
@@ -49,7 +51,9 @@ class Reading:
     (empty, printed 1-9, written 1-9, candidates), or None when no cell model is installed;
     then `probabilities` are the printed view of them (a hand-written digit is "empty" for
     the puzzle). warped: the upright warped grid in colour the cell model read (None
-    without one); cells: the cut cells, turned upright.
+    without one); cells: the cut cells, turned upright. print_probabilities (81, 10): with
+    a cell model, what the print reader alone read (every digit taken for print), the
+    reading of a photo before cell models: a second opinion for the solver.
     """
 
     givens: np.ndarray
@@ -59,12 +63,14 @@ class Reading:
     side: int
     cell_boxes: np.ndarray
     image: np.ndarray
+    ink_boxes: np.ndarray
     score: float = 0.0
     turns: int = 0
     timings: dict[str, float] = field(default_factory=dict)
     kinds: np.ndarray | None = None
     warped: np.ndarray | None = None
     cells: Cells | None = None
+    print_probabilities: np.ndarray | None = None
 
 
 def read_photo(
@@ -72,23 +78,77 @@ def read_photo(
     *,
     engine: str | None = None,
     max_pixels: int = MAX_PIXELS,
+    calibrate: bool = True,
 ) -> Reading:
-    """Read the sudoku in a photo given as a path, the file's bytes or a BGR array.
+    """Read the sudoku in a photo.
 
-    Raises NotAnImage, ImageTooLarge, Unreadable (the source) or NoGridFound (the content).
+    Parameters
+    ----------
+    source : bytes, str, Path or ndarray
+        The photo: a path, the file's bytes, or a BGR array.
+    engine : str, optional
+        The digit recogniser (`vision.recognise.ENGINES`); by default the shipped classifier.
+    max_pixels : int
+        Width x height above which the photo is refused before decoding.
+    calibrate : bool
+        False leaves the engine's probabilities as it gave them (to fit a calibration on).
+
+    Returns
+    -------
+    Reading
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge, Unreadable
+        The source is not a usable image.
+    NoGridFound
+        No sudoku grid in it.
+
+    Examples
+    --------
+    >>> reading = read_photo("samples/sheet-01.jpg")
+    >>> "".join(map(str, reading.givens[0])), reading.side
+    ('970006002', 450)
     """
     start = time.perf_counter()
     image = load_image(source, max_pixels=max_pixels)
     load_ms = (time.perf_counter() - start) * 1000
-    reading = read_image(image, engine=engine, max_pixels=max_pixels)
+    reading = read_image(image, engine=engine, max_pixels=max_pixels, calibrate=calibrate)
     reading.timings["load"] += load_ms
     return reading
 
 
 def read_image(
-    image: np.ndarray, *, engine: str | None = None, max_pixels: int = MAX_PIXELS
+    image: np.ndarray,
+    *,
+    engine: str | None = None,
+    max_pixels: int = MAX_PIXELS,
+    calibrate: bool = True,
 ) -> Reading:
-    """Read the sudoku in an already loaded image (BGR, BGRA or gray array)."""
+    """Read the sudoku in an already loaded image.
+
+    Parameters
+    ----------
+    image : ndarray of uint8
+        BGR, BGRA or grey.
+    engine : str, optional
+        The digit recogniser (`vision.recognise.ENGINES`); by default the shipped classifier.
+    max_pixels : int
+        Width x height above which the image is refused.
+    calibrate : bool
+        False leaves the engine's probabilities as it gave them.
+
+    Returns
+    -------
+    Reading
+
+    Examples
+    --------
+    >>> from vision.load import load_image
+    >>> reading = read_image(load_image("samples/sheet-01.jpg"))
+    >>> int((reading.givens > 0).sum()), reading.timings.keys() >= {"locate", "recognise"}
+    (28, True)
+    """
     engine = engine or DEFAULT_ENGINE
     if engine not in ENGINES:
         raise ValueError(
@@ -102,7 +162,45 @@ def read_image(
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     located = locate_grid(gray)
     clock.lap("locate")
+    return read_located(image, gray, located, engine=engine, timings=timings, calibrate=calibrate)
 
+
+def read_located(
+    image: np.ndarray,
+    gray: np.ndarray,
+    located: Located,
+    *,
+    engine: str | None = None,
+    timings: dict[str, float] | None = None,
+    calibrate: bool = True,
+) -> Reading:
+    """Read the grid already located in an image: warp, cut, turn upright, recognise.
+
+    The live camera mode finds the grid by tracking it from the last frame's corners and
+    reads only when its content changed, so locating and reading are separate steps.
+
+    Parameters
+    ----------
+    image : np.ndarray
+        The BGR image.
+    gray : np.ndarray
+        The same image in gray.
+    located : Located
+        Where the grid is (corners in any rotation: the read turns them upright).
+    engine : str, optional
+        The recogniser (default DEFAULT_ENGINE).
+    timings : dict, optional
+        Milliseconds per stage, added to.
+    calibrate : bool
+        False leaves the engine's probabilities as it gave them.
+
+    Returns
+    -------
+    Reading
+    """
+    engine = engine or DEFAULT_ENGINE
+    timings = {} if timings is None else timings
+    clock = Stopwatch(timings)
     side = WARP_SIDE
     warped, homography = warp_grid(gray, located.corners, side)
     clock.lap("warp")
@@ -113,23 +211,20 @@ def read_image(
     # print, pen and pencil told apart on the colour grid; the cell model also says which
     # way up the grid stands (the digit classifier alone is fooled by hand-writing)
     color = kinds = None
-    if cell_model_path().is_file():
+    k = upright_turns(cells)
+    if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
         color, _ = warp_grid(image, located.corners, side)
-        k, kinds = upright_kinds(color, cells)
+        k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
         color = np.ascontiguousarray(np.rot90(color, k))
-    else:  # print only: no colour warp needed (a 12 MP one costs milliseconds)
-        k = upright_turns(cells)
     cells = cells.rotated(k)
     corners, homography = turn(located.corners, homography, side, k)
     probabilities = recognise(cells, engine)
-    if kinds is not None:
-        if engine == DEFAULT_ENGINE:
-            probabilities = printed_probabilities(kinds)
-        else:  # the engine says which digit, the cell model whether it is print
-            printed = kinds[:, 1:10].sum(axis=1)
-            probabilities = probabilities * printed[:, None]
-            probabilities[:, 0] += 1.0 - printed
-    probabilities = calibrated(probabilities, engine)
+    print_only = None
+    if kinds is not None:  # the cell model says whether print, the engines which digit
+        print_only = calibrated(probabilities, engine) if calibrate else probabilities
+        probabilities = printed_probabilities(kinds, probabilities, cells.ink)
+    if calibrate:
+        probabilities = calibrated(probabilities, engine)
     clock.lap("recognise")
 
     return Reading(
@@ -140,13 +235,23 @@ def read_image(
         side=side,
         cell_boxes=turn_boxes(cells.boxes, side, k).reshape(9, 9, 4),
         image=image,
+        ink_boxes=ink_boxes(cells, side, k),
         score=located.score,
         turns=k,
         timings=timings,
         kinds=kinds,
         warped=color,
         cells=cells,
+        print_probabilities=None if print_only is None else print_only.astype(np.float32),
     )
+
+
+def ink_boxes(cells: Cells, side: int, k: int) -> np.ndarray:
+    """(9, 9, 4) float boxes of the ink found in the cells (turned upright by `k` quarter
+    turns), NaN in the cells where none was found."""
+    boxes = turn_boxes(cells.ink_boxes, side, k).astype(np.float64)
+    boxes[~cells.ink] = np.nan
+    return boxes.reshape(9, 9, 4)
 
 
 class Stopwatch:

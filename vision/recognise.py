@@ -4,7 +4,7 @@ Two engines behind one interface, `recognise(cells, engine)` -> (81, 10) float32
 "empty", columns 1..9 the digits; every row sums to 1.
 
 - "classifier": a small multilayer perceptron shipped as `vision/models/digits.npz` (float16
-  weights, trained by `python -m vision.train_digits`), run with numpy: well under a
+  weights, trained by `python -m api.train_digits`), run with numpy: well under a
   millisecond for a whole grid, so it can also be asked about all four rotations.
 - "tesseract": Tesseract OCR through pytesseract, ONE process call per photo: every digit
   cell is pasted into one mosaic image, one digit per text line, and `image_to_data` maps
@@ -38,31 +38,53 @@ DEFAULT_ENGINE = "classifier"
 MODEL = Path(__file__).resolve().parent / "models" / "digits.npz"
 MAX_ORIENTATION_CELLS = 24  # plenty to tell which way up a grid stands
 EMPTY_SURE = 0.995  # probability of "empty" for a cell in which no blob was found
-# Temperature per engine (p -> p^(1/T), renormalised) so that a cell's probability means what
-# it says, fitted by bench/trust.py on the even wichtounet photos and checked on the odd ones
-# (expected calibration error and the reliability plot in docs/photos.md): the classifier's
-# on photos its cell model never trained on (the fold-0 model of `api.train_cells --fold 0`
-# on fold 0's photos), Tesseract's on its own outputs. Both are too timid (T < 1 sharpens).
-TEMPERATURE = {"classifier": 0.56, "tesseract": 0.72}
+
+
+@functools.lru_cache(maxsize=1)
+def calibrations() -> dict:
+    """Each engine's fitted calibration (`vision.calibration`, vision/models/calibration.json)."""
+    from vision.calibration import load
+
+    return load()
 
 
 def calibrated(probabilities: np.ndarray, engine: str) -> np.ndarray:
-    """The engine's (N, 10) probabilities with its temperature applied (see TEMPERATURE).
+    """The engine's (N, 10) probabilities made to mean what they say (`vision.calibration`:
+    temperature, per-digit binning, measured confusions); unchanged for an engine with no
+    calibration.
 
     >>> p = np.array([[0.1, 0.9] + [0.0] * 8], np.float32)
-    >>> bool(calibrated(p, "tesseract")[0, 1] > 0.9), calibrated(p, "unknown")[0, 1]
-    (True, np.float32(0.9))
+    >>> calibrated(p, "unknown")[0, 1]
+    np.float32(0.9)
     """
-    t = TEMPERATURE.get(engine, 1.0)
-    if t == 1.0:
+    calibration = calibrations().get(engine)
+    if calibration is None:
         return probabilities
-    z = np.log(np.clip(probabilities.astype(np.float64), 1e-9, 1.0)) / t
-    z = np.exp(z - z.max(axis=1, keepdims=True))
-    return (z / z.sum(axis=1, keepdims=True)).astype(probabilities.dtype)
+    return calibration.apply(probabilities).astype(probabilities.dtype)
 
 
 def recognise(cells: Cells, engine: str = DEFAULT_ENGINE) -> np.ndarray:
-    """(81, 10) float32 probabilities: column 0 empty, columns 1..9 the digits."""
+    """What each cell holds, as probabilities.
+
+    Parameters
+    ----------
+    cells : Cells
+        The cut cells (`vision.cells.cut_cells`), turned upright.
+    engine : str
+        One of ENGINES: "classifier" (the shipped model) or "tesseract".
+
+    Returns
+    -------
+    ndarray of float32, shape (81, 10)
+        Column 0 empty, columns 1..9 the digits; each row sums to 1.
+
+    Examples
+    --------
+    >>> from vision.cells import cut_cells
+    >>> blank = cut_cells(np.full((450, 450), 255, np.uint8))
+    >>> recognise(blank).argmax(axis=1).max()  # every cell empty
+    np.int64(0)
+    """
     if engine not in ENGINES:
         raise ValueError(
             f"unknown recognition engine {engine!r}; choose one of {', '.join(ENGINES)}"
@@ -101,7 +123,30 @@ def orientation_scores(cells: Cells) -> np.ndarray:
 
 
 def upright_turns(cells: Cells) -> int:
-    """The k in 0..3 for which `cells.rotated(k)` stands upright."""
+    """How many quarter turns stand the digits upright.
+
+    Parameters
+    ----------
+    cells : Cells
+        The cut cells of a grid warped as it lies in the photo.
+
+    Returns
+    -------
+    int
+        The k in 0..3 for which `cells.rotated(k)` stands upright.
+
+    Examples
+    --------
+    >>> from vision.load import load_image
+    >>> from vision.locate import locate_grid
+    >>> from vision.warp import warp_grid
+    >>> from vision.cells import cut_cells
+    >>> photo = load_image("samples/sheet-01.jpg")
+    >>> warped, _ = warp_grid(photo, locate_grid(photo).corners)
+    >>> cells = cut_cells(np.rot90(warped).copy())  # the grid a quarter turn off
+    >>> upright_turns(cells)
+    3
+    """
     return int(np.argmax(orientation_scores(cells)))
 
 
@@ -117,9 +162,7 @@ def load_model(path: str | Path | None = None) -> dict:
 @functools.lru_cache(maxsize=4)
 def read_model(path: Path) -> dict:
     if not path.is_file():
-        raise FileNotFoundError(
-            f"digit model {path} is missing: run `python -m vision.train_digits`"
-        )
+        raise FileNotFoundError(f"digit model {path} is missing: run `python -m api.train_digits`")
     with np.load(path) as data:
         return {k: data[k].astype(np.float32) for k in data.files if k[0] in "wb"}
 

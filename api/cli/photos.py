@@ -177,6 +177,12 @@ def _print_marks(out, record: dict) -> None:
     for m in record.get("mistakes") or ():
         right = "" if m.get("right") is None else f", should be {m['right']}"
         out.print(f"[red]wrong:[/] {m['cell']}: you wrote {m['written']}{right}", highlight=False)
+    for m in record.get("unclear") or ():
+        out.print(
+            f"[yellow]unclear:[/] {m['cell']}: read as {m['written']}, but it may be the right"
+            " digit: look at it yourself",
+            highlight=False,
+        )
     hint = record.get("hint")
     if hint:
         out.print(f"[bold]hint[/] ({hint['technique']}): {hint['sentence']}", highlight=False)

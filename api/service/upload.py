@@ -26,6 +26,8 @@ from vision.errors import VisionError
 
 FIELD = "image"
 RAW_TYPES = ("application/octet-stream",)
+# A form from the page has one or two parts; more than this is a malformed or hostile body,
+# refused before each part's headers cost parsing (a client needs far fewer).
 MAX_PARTS = 16
 # The photo's header structure is walked as soon as this much of it has arrived: a header of
 # a million empty segments shows in its first KB, and is refused before the rest is held.
