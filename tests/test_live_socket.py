@@ -38,7 +38,10 @@ LIMITS = {
     "SUDOKU_LENS_LIVE_MAX_PER_CLIENT": "2",
     "SUDOKU_LENS_LIVE_MAX_CONNECTIONS": "3",
     "SUDOKU_LENS_LIVE_IDLE_S": "2",
-    "SUDOKU_LENS_IDLE_TIMEOUT_S": "1",  # the HTTP header deadline: not a WebSocket's
+    # The HTTP header deadline, which must not bound a WebSocket. Not 1 s: on a loaded CI
+    # machine a TLS connection's upgrade request once came later than that, and the server
+    # rightly closed it without a word (the client saw EOF mid-handshake).
+    "SUDOKU_LENS_IDLE_TIMEOUT_S": "3",
 }
 
 
@@ -204,11 +207,11 @@ def test_connections_per_client_and_in_all(strict):
 
 
 def test_a_connection_outlives_the_http_header_deadline(strict):
-    """The guarded HTTP protocol's header deadline (1 s here) once closed every WebSocket
+    """The guarded HTTP protocol's header deadline (3 s here) once closed every WebSocket
     after it without a word; a live session lasts as long as frames come."""
     frame = as_jpeg(np.full((120, 160, 3), 200, np.uint8))
     with open_live(strict) as (live, _):
-        for _ in range(6):
+        for _ in range(8):  # 4 s
             time.sleep(0.5)
             assert answer(live, frame)[-1]["type"] == "frame"
 
