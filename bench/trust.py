@@ -13,7 +13,7 @@ confidences can be trusted.
    measured confidences on the photos (digits read right, digits read wrong, empty cells).
 3. Calibration per engine (`vision.calibration`), fitted on readings the engine did not
    train on: Tesseract on the even photos (checked on the odd), the classifier on the
-   photos that `vision.train_digits --holdout` left out, read by that model (pass it with
+   photos that `api.train_digits --holdout` left out, read by that model (pass it with
    --holdout-model). The expected calibration error (ECE) and the accuracy of the cells
    shown as 100% (>= 99.5%) before and after, on the held-out half; a PNG reliability plot;
    --write-calibration ships what was fitted (vision/models/calibration.json).
@@ -308,7 +308,7 @@ def calibrate(photos: list[dict], calibration) -> list[dict]:
 
 
 def puzzle_key(sample) -> str:
-    """The 81 digits of a sample's givens: how `vision.train_digits` groups photos."""
+    """The 81 digits of a sample's givens: how `api.train_digits` groups photos."""
     return "".join(map(str, np.asarray(sample.givens).ravel()))
 
 
@@ -340,7 +340,7 @@ def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, l
 
     Tesseract never trained on these photos: fitted on the even ones, checked on the odd.
     The classifier trained on every wichtounet photo, so its calibration is fitted on the
-    photos that a model trained without them (`vision.train_digits --holdout`, one puzzle
+    photos that a model trained without them (`api.train_digits --holdout`, one puzzle
     in four left out) never saw, read by that model: its temperature alone (too few wrong
     cells to learn confusions from), half fitted and half checked.
     """
@@ -351,7 +351,7 @@ def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, l
         return calibration, calibrate(read[1::2], calibration), split
     if args.holdout_model is None:
         return None, [], ""
-    from vision.train_digits import held_out as digits_held_out
+    from api.train_digits import held_out as digits_held_out
 
     os.environ["SUDOKU_LENS_DIGIT_MODEL"] = str(args.holdout_model)
     try:
@@ -365,7 +365,7 @@ def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, l
     unseen = [p for p in unseen if p["reading"]]
     wrong = sum(int((p["raw"].argmax(axis=1) != p["truth"]).sum()) for p in unseen[0::2])
     split = (
-        "classifier: the wichtounet photos of the puzzles `vision.train_digits --holdout`"
+        "classifier: the wichtounet photos of the puzzles `api.train_digits --holdout`"
         f" leaves out ({len(unseen)} photos), read by that model; the even ones fitted"
         f" ({wrong} wrong cells of {81 * len(unseen[0::2])})"
     )
@@ -384,7 +384,7 @@ def main() -> None:
         "--holdout-model",
         type=Path,
         default=None,
-        help="digits.npz written by `python -m vision.train_digits --holdout`: fit the"
+        help="digits.npz written by `python -m api.train_digits --holdout`: fit the"
         " classifier's calibration on the photos it left out",
     )
     ap.add_argument(
