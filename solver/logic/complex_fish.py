@@ -24,6 +24,7 @@ part. Boards above 9x9 are not searched (`MAX_SIZE`): their base sets run into m
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 
 import numpy as np
@@ -56,51 +57,80 @@ def complex_fish(grid: Candidates, k: int, family: str) -> Iterator[Step]:
     """Franken (`family="Franken"`) or mutant fish of size k, finned or not."""
     g = grid.geometry
     kind = grid.layout.kind
-    units = [u for u, t in enumerate(kind) if t in ("row", "column", "box")]
-    if not any(kind[u] == "box" for u in units) or g.size > MAX_SIZE:
+    if not any(t == "box" for t in kind) or g.size > MAX_SIZE:
         return
+    for d in range(1, g.size + 1):
+        holding = sum(1 << int(c) for c in np.flatnonzero(grid.marks[:, d - 1]))
+        for base, covers, fins, gone in _digit_fish(grid, d, holding, k, family):
+            yield _step(grid, d, k, family, base, covers, _bits_of(fins), gone)
+
+
+# A digit's fish depend only on where that digit can still go: between two states of one
+# explanation most digits' places are unchanged, so their searches (the dearest step of
+# `explain`) are remembered. Keyed by the geometry's identity, kept beside the answer so a
+# new geometry at a reused id is never mistaken for the old one.
+_FOUND: OrderedDict = OrderedDict()
+MAX_FOUND = 20_000
+
+
+def _digit_fish(grid: Candidates, d: int, holding: int, k: int, family: str) -> list[tuple]:
+    """(base, covers, fins, gone) of every fish on digit d, in the search's order."""
+    key = (id(grid.geometry), d, holding, k, family)
+    hit = _FOUND.get(key)
+    if hit is not None and hit[0] is grid.geometry:
+        _FOUND.move_to_end(key)
+        return hit[1]
+    found = list(_search_digit(grid, d, holding, k, family))
+    _FOUND[key] = (grid.geometry, found)
+    if len(_FOUND) > MAX_FOUND:
+        _FOUND.popitem(last=False)
+    return found
+
+
+def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -> Iterator[tuple]:
+    g = grid.geometry
+    kind = grid.layout.kind
+    units = [u for u, t in enumerate(kind) if t in ("row", "column", "box")]
     peers = _peers(grid)
     unit_bits = [sum(1 << c for c in cells) for cells in g.units]
     units_of = g.units_of
-    for d in range(1, g.size + 1):
-        holding = sum(1 << int(c) for c in np.flatnonzero(grid.marks[:, d - 1]))
-        places = {u: unit_bits[u] & holding for u in units}
-        # a base unit with one place is a placed digit in waiting (a hidden single)
-        bases = [u for u in units if 2 <= places[u].bit_count() <= k + MAX_FINS]
-        # (base units to choose from, the kinds of cover units allowed against them)
-        pools = [(bases, {"row", "column", "box"})]
-        if family == "Franken":
-            pools = [([u for u in bases if kind[u] in a], b) for a, b in (FRANKEN, FRANKEN[::-1])]
-        said: set[frozenset] = set()
-        found = (
-            (b, endo, allowed)
-            for pool, allowed in pools
-            for b, endo in _base_sets(pool, places, k, 0, [], 0)
-        )
-        for base, endo, allowed in found:
-            base_mask = 0
-            for u in base:
-                base_mask |= places[u]
-            base_kinds = {kind[u] for u in base}
-            for covers, fins in _cover_sets(
-                base, base_mask, endo, k, places, units_of, kind, allowed, holding, peers
-            ):
-                cover_kinds = {kind[u] for u in covers}
-                if _family(base_kinds, cover_kinds) != family:
-                    continue
-                cover_mask = 0
-                for u in covers:
-                    cover_mask |= places[u]
-                hits = cover_mask & ~base_mask
-                for f in _bits_of(fins):
-                    hits &= peers[f]
-                if not hits:
-                    continue
-                gone = tuple((c, d) for c in _bits_of(hits))
-                if frozenset(gone) in said:
-                    continue
-                said.add(frozenset(gone))
-                yield _step(grid, d, k, family, base, covers, _bits_of(fins), gone)
+    places = {u: unit_bits[u] & holding for u in units}
+    # a base unit with one place is a placed digit in waiting (a hidden single)
+    bases = [u for u in units if 2 <= places[u].bit_count() <= k + MAX_FINS]
+    # (base units to choose from, the kinds of cover units allowed against them)
+    pools = [(bases, {"row", "column", "box"})]
+    if family == "Franken":
+        pools = [([u for u in bases if kind[u] in a], b) for a, b in (FRANKEN, FRANKEN[::-1])]
+    said: set[frozenset] = set()
+    found = (
+        (b, endo, allowed)
+        for pool, allowed in pools
+        for b, endo in _base_sets(pool, places, k, 0, [], 0)
+    )
+    for base, endo, allowed in found:
+        base_mask = 0
+        for u in base:
+            base_mask |= places[u]
+        base_kinds = {kind[u] for u in base}
+        for covers, fins in _cover_sets(
+            base, base_mask, endo, k, places, units_of, kind, allowed, holding, peers
+        ):
+            cover_kinds = {kind[u] for u in covers}
+            if _family(base_kinds, cover_kinds) != family:
+                continue
+            cover_mask = 0
+            for u in covers:
+                cover_mask |= places[u]
+            hits = cover_mask & ~base_mask
+            for f in _bits_of(fins):
+                hits &= peers[f]
+            if not hits:
+                continue
+            gone = tuple((c, d) for c in _bits_of(hits))
+            if frozenset(gone) in said:
+                continue
+            said.add(frozenset(gone))
+            yield tuple(base), covers, fins, gone
 
 
 def _peers(grid: Candidates) -> list[int]:
