@@ -17,6 +17,7 @@ import os
 from collections import defaultdict
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from solver.logic.explain import TECHNIQUE_NAMES, all_steps
@@ -247,3 +248,29 @@ def test_every_step_on_the_library_states_is_sound():
             if bad:
                 wrong.append((number, step.technique, bad))
     assert not wrong, wrong[:5]
+
+
+@needs_library
+def test_remembered_franken_searches_give_what_a_fresh_search_gives():
+    """complex_fish remembers each digit's search by the digit's places: asked again, and
+    asked after the places of one digit changed, it answers as a search from scratch."""
+    from solver.logic import complex_fish
+
+    cases = [c for _, c in library_cases() if code_of(c) in ("0331", "0341", "0342")][:6]
+    assert cases
+
+    def texts(grid):
+        return [s.text for s in all_steps(grid, ["Franken fish"], unique=True)]
+
+    for case in cases:
+        complex_fish._FOUND.clear()
+        fresh = texts(case.grid.copy())
+        assert fresh, "every case of these codes has a Franken fish"
+        assert texts(case.grid.copy()) == fresh  # now from memory
+        changed = case.grid.copy()
+        digit = next(iter(case.eliminations))[1] if case.eliminations else 1
+        spot = int(np.flatnonzero(changed.marks[:, digit - 1])[0])
+        changed.marks[spot, digit - 1] = False
+        remembered = texts(changed.copy())
+        complex_fish._FOUND.clear()
+        assert remembered == texts(changed.copy())

@@ -78,12 +78,14 @@ def _digit_fish(grid: Candidates, d: int, holding: int, k: int, family: str) -> 
     key = (id(grid.geometry), d, holding, k, family)
     hit = _FOUND.get(key)
     if hit is not None and hit[0] is grid.geometry:
-        _FOUND.move_to_end(key)
         return hit[1]
     found = list(_search_digit(grid, d, holding, k, family))
     _FOUND[key] = (grid.geometry, found)
-    if len(_FOUND) > MAX_FOUND:
-        _FOUND.popitem(last=False)
+    while len(_FOUND) > MAX_FOUND:  # the oldest first; each step is one atomic dict call
+        try:
+            _FOUND.popitem(last=False)
+        except KeyError:  # another thread emptied it meanwhile
+            break
     return found
 
 
