@@ -135,7 +135,10 @@ class _Killer:
         api.pipeline.solve_photo = solve_photo
 
 
-def test_killed_workers_lose_nothing_and_a_photo_that_kills_them_is_an_error(tmp_path, photos):
+def run_with_a_killer(tmp_path, photos, n, killer_at, kill_after, victim, **runner):
+    """Run n photos and a killer photo (inserted at `killer_at`) on a local:2 cluster whose
+    workers die on the killer; after `kill_after` records, SIGKILL worker `victim` from
+    outside, by no photo's fault. The records, in the order they came."""
     import cloudpickle
     from distributed.diagnostics.plugin import WorkerPlugin
 
@@ -144,20 +147,25 @@ def test_killed_workers_lose_nothing_and_a_photo_that_kills_them_is_an_error(tmp
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     plugin = type("Killer", (_Killer, WorkerPlugin), {})()
     tasks = []
-    for i in range(16):
-        (tmp_path / f"p{i}.jpg").write_bytes(photos[i % 3])
-        tasks.append(Task(str(tmp_path / f"p{i}.jpg"), str(tmp_path / "out" / f"p{i}.jpg")))
-    tasks.insert(9, Task(str(tmp_path / "killer.jpg"), None))
+    for i in range(n):
+        (tmp_path / f"p{i:02}.jpg").write_bytes(photos[i % 3])
+        tasks.append(Task(str(tmp_path / f"p{i:02}.jpg"), str(tmp_path / "out" / f"p{i:02}.jpg")))
+    tasks.insert(killer_at, Task(str(tmp_path / "killer.jpg"), None))
     (tmp_path / "killer.jpg").write_bytes(photos[0])
 
     with connect("local:2") as client:
         client.register_plugin(plugin)
         pids = list(client.run(os.getpid).values())
         records = []
-        for record in dask_runner(client, window=4)(iter(tasks), Settings()):
+        for record in dask_runner(client, **runner)(iter(tasks), Settings()):
             records.append(record)
-            if len(records) == 3:
-                os.kill(pids[0], signal.SIGKILL)  # a worker lost mid-batch, by no photo's fault
+            if len(records) == kill_after:
+                os.kill(pids[victim], signal.SIGKILL)
+    return records
+
+
+def test_killed_workers_lose_nothing_and_a_photo_that_kills_them_is_an_error(tmp_path, photos):
+    records = run_with_a_killer(tmp_path, photos, 16, 9, kill_after=3, victim=0, window=4)
 
     files = [r.file for r in records]
     assert len(files) == len(set(files)) == 17
@@ -185,28 +193,9 @@ def test_a_worker_killed_mid_chunk_blames_no_chunk_mate(tmp_path, photos):
     """Four photos to a task; the killer sits in the middle of a chunk and an outside kill
     takes another chunk's worker: every photo is reported once, and only the killer (on two
     dying workers, the last time alone) is an `error`."""
-    import cloudpickle
-    from distributed.diagnostics.plugin import WorkerPlugin
-
-    from api.cluster import connect, dask_runner
-
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])
-    plugin = type("Killer", (_Killer, WorkerPlugin), {})()
-    tasks = []
-    for i in range(23):
-        (tmp_path / f"p{i:02}.jpg").write_bytes(photos[i % 3])
-        tasks.append(Task(str(tmp_path / f"p{i:02}.jpg"), str(tmp_path / "out" / f"p{i:02}.jpg")))
-    tasks.insert(13, Task(str(tmp_path / "killer.jpg"), None))  # third of chunk [12, 16)
-    (tmp_path / "killer.jpg").write_bytes(photos[0])
-
-    with connect("local:2") as client:
-        client.register_plugin(plugin)
-        pids = list(client.run(os.getpid).values())
-        records = []
-        for record in dask_runner(client, window=8, chunk=4)(iter(tasks), Settings()):
-            records.append(record)
-            if len(records) == 4:
-                os.kill(pids[1], signal.SIGKILL)  # a worker lost mid-chunk, by no photo's fault
+    records = run_with_a_killer(
+        tmp_path, photos, 23, 13, kill_after=4, victim=1, window=8, chunk=4
+    )  # the killer is the third of chunk [12, 16)
 
     files = [r.file for r in records]
     assert len(files) == len(set(files)) == 24
