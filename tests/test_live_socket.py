@@ -38,10 +38,11 @@ LIMITS = {
     "SUDOKU_LENS_LIVE_MAX_PER_CLIENT": "2",
     "SUDOKU_LENS_LIVE_MAX_CONNECTIONS": "3",
     "SUDOKU_LENS_LIVE_IDLE_S": "2",
-    # The HTTP header deadline, which must not bound a WebSocket. Not 1 s: on a loaded CI
-    # machine a TLS connection's upgrade request once came later than that, and the server
-    # rightly closed it without a word (the client saw EOF mid-handshake).
-    "SUDOKU_LENS_IDLE_TIMEOUT_S": "3",
+    # The HTTP header deadline, which must not bound a WebSocket. The default (10 s), not
+    # less: CI twice saw a connection here closed mid-handshake, with 1 s and with 3 s, which
+    # only this deadline does without a word on this server; a failed open now prints the
+    # server's log, which says so when it does.
+    "SUDOKU_LENS_IDLE_TIMEOUT_S": "10",
 }
 
 
@@ -86,7 +87,15 @@ def open_live(server, source: str = "127.0.0.1"):
     sock.bind((source, 0))
     sock.connect(("127.0.0.1", server.port))
     tls = {"ssl": server.verify} if server.ssl else {}
-    with connect(ws_url(server), sock=sock, open_timeout=10, **tls) as live:
+    started = time.monotonic()
+    try:
+        live = connect(ws_url(server), sock=sock, open_timeout=10, **tls)
+    except Exception as failed:
+        raise AssertionError(
+            f"the connection from {source} failed after {time.monotonic() - started:.2f} s "
+            f"({failed!r}, {failed.__cause__!r}); the server's log ends:\n{server.log_tail(15)}"
+        ) from failed
+    with live:
         yield live, json.loads(live.recv(timeout=10))
 
 
@@ -207,11 +216,11 @@ def test_connections_per_client_and_in_all(strict):
 
 
 def test_a_connection_outlives_the_http_header_deadline(strict):
-    """The guarded HTTP protocol's header deadline (3 s here) once closed every WebSocket
+    """The guarded HTTP protocol's header deadline (10 s here) once closed every WebSocket
     after it without a word; a live session lasts as long as frames come."""
     frame = as_jpeg(np.full((120, 160, 3), 200, np.uint8))
     with open_live(strict) as (live, _):
-        for _ in range(8):  # 4 s
+        for _ in range(22):  # 11 s
             time.sleep(0.5)
             assert answer(live, frame)[-1]["type"] == "frame"
 

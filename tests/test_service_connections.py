@@ -65,6 +65,8 @@ def test_a_silent_connection_is_closed(server):
     with connect(server) as sock:
         reply, seconds = until_closed(sock)
     assert reply == b"" and seconds < 5
+    # The client hears nothing, so the operator's log is where the close is explained.
+    assert "from 127.0.0.1: it sent no request within 1 s" in server.log_text()
 
 
 @pytest.mark.parametrize(

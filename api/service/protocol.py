@@ -18,11 +18,14 @@ leaves the deadline behind (the live route has its own idle limit).
 from __future__ import annotations
 
 import json
+import logging
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from api.service.errors import error_body
+
+log = logging.getLogger("sudoku_lens.service")
 
 
 def raw_error(status: int, reason: bytes, code: str, message: str) -> tuple[list, bytes]:
@@ -100,6 +103,14 @@ class GuardedH11Protocol(H11Protocol):
         if self.transport.is_closing():
             return
         partial, _ = self.conn.trailing_data
+        # Said in the log: a client that connects and then stalls sees only a closed
+        # connection, and the operator is the one left to tell a slow client from an attack.
+        log.warning(
+            "closed a connection from %s: %s within %g s",
+            self.client[0] if self.client else "?",
+            "its request's headers did not end" if partial else "it sent no request",
+            self.header_timeout_s,
+        )
         if partial:
             headers, body = raw_error(
                 408,
