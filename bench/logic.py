@@ -5,8 +5,8 @@
    the 2-core development machine). The code -> technique mapping is the one in
    tests/test_logic_reglib.py; "not implemented" rows are codes with no technique yet.
 2. For top1465 and hardest1106: the share of puzzles finished without forcing chains,
-   nets or guesses (techniques are tried easiest first and forcing chains come last, so a
-   puzzle whose explanation uses neither is exactly one that the set without them
+   nets, templates or guesses (techniques are tried easiest first and those come last, so
+   a puzzle whose explanation uses none of them is exactly one that the set without them
    finishes), and `explain` time per puzzle, mean and p90, on one core (this process).
 
 Usage: python bench/logic.py [--sample N] [--sets a,b] [--seed S] [--no-reglib]
@@ -39,7 +39,7 @@ from tests import test_logic_reglib as reglib  # noqa: E402
 
 SHARED = Path(os.environ.get("SUDOKU_LENS_SHARED", HERE.parent.parent / "shared"))
 SETS = ("top1465", "hardest1106")
-LAST_RESORT = ("forcing chain", "guess")
+LAST_RESORT = ("forcing chain", "template", "guess")
 
 
 def load() -> str:
@@ -82,7 +82,7 @@ def puzzle_set(name: str, total: int, lines: list[str]) -> None:
     ms, cpu_ms = 1000 * np.array(times), 1000 * np.array(cpu)
     print(f"\n## {name}: {n} puzzles{sampled} ({load()})")
     print(
-        f"finished without forcing chains, nets or guesses: {finished}/{n} "
+        f"finished without forcing chains, nets, templates or guesses: {finished}/{n} "
         f"({100 * finished / n:.1f}%)"
     )
     print(

@@ -93,10 +93,11 @@ CODES: dict[str, tuple[str, tuple[str, ...]]] = {
     "0340": ("Finned Franken X-Wing", ("Franken fish",)),
     "0341": ("Finned Franken Swordfish", ("Franken fish",)),
     "0342": ("Finned Franken Jellyfish", ("Franken fish",)),
+    "1201": ("Template Set", ("template set",)),
+    "1202": ("Template Delete", ("template delete",)),
 }
 
 # Codes with no technique in the project yet: the reason is the plan (issue 18).
-NOT_YET = "not implemented yet (issue 18)"
 MUTANT_SIZE = (
     "mutant fish not among the techniques: about 0.1-0.2 s a state in pure Python, and the "
     "library's finned mutant swordfish come out of solver.logic.complex_fish only as jellyfish"
@@ -105,8 +106,6 @@ UNSUPPORTED: dict[str, tuple[str, str]] = {
     "0362": ("Finned Mutant Swordfish", MUTANT_SIZE),
     "0363": ("Finned Mutant Jellyfish", MUTANT_SIZE),
     "0364": ("Finned Mutant Squirmbag", MUTANT_SIZE),
-    "1201": ("Template Set", NOT_YET),
-    "1202": ("Template Delete", NOT_YET),
 }
 
 # Single cases a mapped technique does not find (yet), with the reason:

@@ -54,6 +54,7 @@ from solver.logic.singles import full_house, hidden_singles, naked_singles
 from solver.logic.step import Step
 from solver.logic.subsets import hidden_subsets, naked_subsets
 from solver.logic.sue_de_coq import sue_de_coq
+from solver.logic.templates import template_deletes, template_sets
 from solver.logic.uniqueness import (
     avoidable_rectangles,
     bug_plus_one,
@@ -115,6 +116,10 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     # the slowest search before forcing chains (about 0.05 s a state): last
     ("Franken fish", franken_fish),
     ("forcing chain", forcing_chains),
+    # HoDoKu's last resort before brute force (its order: forcing chains 8500, template
+    # set 8700, template delete 8800, brute force 8900); about 1.5 ms a state, 9x9 only
+    ("template set", template_sets),
+    ("template delete", template_deletes),
 )
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
