@@ -96,9 +96,11 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "forcing chain (contradiction)": ("extreme", 500),
     "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
     "forcing chain (unit)": ("extreme", 500),  # HoDoKu's forcing chain verity
-    # HoDoKu scores templates as it scores brute force (10000, extreme): a last resort
-    "template set": ("extreme", 10000),
-    "template delete": ("extreme", 10000),
+    # HoDoKu scores templates as it scores brute force (10000, extreme). Here the marked
+    # guess weighs 2000, and a template step is logic, not a guess: 1000, between forcing
+    # chains and the guess, so one template never outweighs a guess.
+    "template set": ("extreme", 1000),
+    "template delete": ("extreme", 1000),
     "guess": ("guess", 2000),  # HoDoKu's brute force is 10000 and extreme; see above
 }
 
