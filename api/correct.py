@@ -45,6 +45,11 @@ MIN_INK = 0.25  # a digit is added only to a cell showing at least this evidence
 # at most about 3 in 320 photos (the rule of three). A rival reading with several solutions
 # can only be the photo if such a given was missed.
 MISSED_PRIOR = 0.01
+# How much a digit clearly on paper (a user's entry, read for sure) weighs against a solution
+# it contradicts: such a digit disagrees with the true solution when the user erred or the
+# reader did; 0.1 stands for a user who gets nearly half their entries wrong, so the paper
+# never outweighs the print on a few entries (see `paper_weight`).
+PAPER_DOUBT = 0.1
 
 
 # (81, 20) indices of each cell's peers (same row, column or box), from the solver's geometry
@@ -106,6 +111,9 @@ class Correction:
     # the cells with most ink first (the likely missed givens)
     completions: tuple[tuple[int, tuple[int, ...]], ...] = ()
     unexplored: float = 0.0  # bound on the rival mass left unexplored (see rival_bound)
+    # the digits clearly on paper chose the solution among readings of the print that,
+    # weighed without them, would have been refused as too close to call
+    by_paper: bool = False
 
     @property
     def solved(self) -> bool:
@@ -284,16 +292,19 @@ class Reading:
     logp: np.ndarray  # (81, 10) their logs, floored at FLOOR
     ink: np.ndarray  # (81,) the photo's evidence of a mark in each cell, 0..1
     conflicts: tuple[tuple[int, int], ...]
+    paper: np.ndarray  # (81,) int8 digits clearly on paper where no given was read, else 0
 
     @classmethod
-    def of(cls, givens, probabilities, ink=None) -> Reading:
+    def of(cls, givens, probabilities, ink=None, paper=None) -> Reading:
         """givens (9, 9) or (81,); probabilities (9, 9, 10) or (81, 10); ink (81,) or None
-        for 1 - P(empty)."""
+        for 1 - P(empty); paper (81,) or None for none."""
         values = np.ascontiguousarray(np.asarray(givens).reshape(81), dtype=np.int8)
         probs = np.asarray(probabilities, dtype=np.float64).reshape(81, 10)
         marked = 1.0 - probs[:, 0] if ink is None else np.asarray(ink, np.float64).reshape(81)
         logp = np.log(np.clip(probs, FLOOR, 1.0))
-        return cls(values, probs, logp, marked, tuple(conflicting_pairs(values)))
+        shown = np.zeros(81, np.int8) if paper is None else np.asarray(paper, np.int8).reshape(81)
+        shown = np.where(values > 0, 0, shown).astype(np.int8)  # a given speaks for itself
+        return cls(values, probs, logp, marked, tuple(conflicting_pairs(values)), shown)
 
     def changes(self, moves) -> tuple[Change, ...]:
         """The moves as `Change`s, in cell order."""
@@ -319,17 +330,27 @@ class Weighing:
     winner's single changes were probed, and a bound on the mass of the rivals not explored."""
 
     winner: Candidate
-    mass: dict[bytes, float]
+    mass: dict[bytes, float]  # the print's own weight behind each solution
     unexplored: float
     probes: int  # solver calls the probing made
+    paper: dict[bytes, float] = field(default_factory=dict)  # `paper_weight`, 1 if absent
+
+    def weight(self, key: bytes, paper: bool = True) -> float:
+        return self.mass[key] * (self.paper.get(key, 1.0) if paper else 1.0)
 
     @property
     def winner_mass(self) -> float:
-        return self.mass[self.winner.solution.tobytes()]
+        return self.weight(self.winner.solution.tobytes())
 
     @property
     def posterior(self) -> float:
-        return self.winner_mass / sum(self.mass.values())
+        return self.winner_mass / sum(self.weight(k) for k in self.mass)
+
+    @property
+    def print_posterior(self) -> float:
+        """The winner's share weighed by the print alone, as if nothing were on paper."""
+        key = self.winner.solution.tobytes()
+        return self.weight(key, False) / sum(self.mass.values())
 
 
 def correct(
@@ -337,6 +358,7 @@ def correct(
     probabilities: np.ndarray,
     *,
     ink: np.ndarray | None = None,
+    paper: np.ndarray | None = None,
     limits: Limits = Limits(),
     count: Counter | None = None,
 ) -> Correction:
@@ -352,6 +374,11 @@ def correct(
         The photo's own evidence of a mark in each cell (0..1: the reader's blob or the
         cell model's 1 - P(empty)); a digit is added only where it reaches
         `limits.min_ink`. Default: 1 - P(empty) of `probabilities`.
+    paper : (81,) ints, optional
+        Digits clearly on paper where no given was read (the user's entries, read for
+        sure), 0 elsewhere: evidence, never givens. Each solution's weight is multiplied
+        by `PAPER_DOUBT` for every one it contradicts (`paper_weight`), so a reading of the
+        print that the entries contradict cannot tie with one they agree with.
     limits : Limits
         How far to search and how sure to be (see `Limits`).
     count : callable, optional
@@ -380,7 +407,8 @@ def correct(
     ('corrected', ['r1c1: read 6 (55%), now 5'])
     """
     start = time.perf_counter()
-    fix = _correct(Reading.of(givens, probabilities, ink), limits, count or _default_counter())
+    reading = Reading.of(givens, probabilities, ink, paper)
+    fix = _correct(reading, limits, count or _default_counter())
     return replace(fix, elapsed_ms=(time.perf_counter() - start) * 1000)
 
 
@@ -427,6 +455,16 @@ def missed_givens(reading: Reading, count: Counter) -> tuple[tuple[int, tuple[in
     return tuple(sorted(completions, key=lambda cd: -reading.ink[cd[0]]))
 
 
+def paper_weight(paper: np.ndarray, solution: np.ndarray) -> float:
+    """`PAPER_DOUBT` to the power of the digits on paper that `solution` contradicts.
+
+    >>> paper_weight(np.array([0, 3, 4]), np.array([1, 3, 5]))   # one of two contradicted
+    0.1
+    """
+    shown = paper > 0
+    return PAPER_DOUBT ** int((paper[shown] != solution[shown]).sum())
+
+
 def weigh(
     reading: Reading, found: list[Candidate], count: Counter, missed_prior: float = 1.0
 ) -> Weighing:
@@ -434,13 +472,28 @@ def weigh(
     then look at the rest of the space from the winner's grid: its single changes (allowed
     or not) are probed with the solver, larger sets bounded (`rival_bound`); weights
     relative to the winner, then to the reading. Readings with several solutions weigh
-    `missed_prior` times their probability, under the key SEVERAL."""
+    `missed_prior` times their probability, under the key SEVERAL.
+
+    The digits on paper (`Reading.paper`) multiply each known solution's weight by
+    `paper_weight`, at most 1, and the winner is the heaviest after that. Then the marks
+    the winner contradicts are set aside (they are what the result reports as the user's
+    mistakes or unclear entries), and every solution, the winner's included, is weighed
+    by the rest: a rival is weighed down for each of those it contradicts, the winner not
+    at all. The readings with several solutions keep their full weight, and the
+    unexplored rivals are charged only for the cells they are forced to change
+    (`rival_bound`)."""
     mass: dict[bytes, float] = {}
+    paper: dict[bytes, float] = {}
     for found_one in found:
         key = found_one.solution.tobytes()
         mass[key] = mass.get(key, 0.0) + math.exp(-found_one.cost)
-    best = max(mass, key=lambda k: (mass[k], k))
+        paper[key] = paper_weight(reading.paper, found_one.solution)
+    best = max(mass, key=lambda k: (mass[k] * paper[k], k))
     winner = next(f for f in found if f.solution.tobytes() == best)
+    # the marks the winner contradicts are its mistakes or misreads (`api.entries`): set
+    # aside, they lift no rival; the rest weigh every solution that contradicts them
+    shown = np.where(reading.paper == winner.solution, reading.paper, 0)
+    paper = {k: paper_weight(shown, np.frombuffer(k, np.int8)) for k in mass}
     changed = sorted({m.cell for m in winner.moves})
     costs = change_costs(winner.grid, reading.logp, drops=False)
     singles, probes = _probe_singles(winner.grid, costs, changed, count, missed_prior)
@@ -449,8 +502,10 @@ def weigh(
     for move, weight, solution in singles:
         if (move,) not in known:  # a rival (or a twin) the search did not reach
             mass[solution] = mass.get(solution, 0.0) + weight * scale
-    unexplored = rival_bound(costs, winner.grid, changed) * scale
-    return Weighing(winner, mass, unexplored, probes)
+            if solution != SEVERAL and solution not in paper:
+                paper[solution] = paper_weight(shown, np.frombuffer(solution, np.int8))
+    unexplored = rival_bound(costs, winner.grid, changed, winner.solution, shown) * scale
+    return Weighing(winner, mass, unexplored, probes, paper)
 
 
 def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed) -> Correction:
@@ -483,6 +538,8 @@ def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed
         return _verdict(
             reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed
         )
+    print_alone = weighing.unexplored >= weighing.weight(winner.solution.tobytes(), False)
+    work["by_paper"] = print_alone or weighing.print_posterior < limits.min_posterior
     if not winner.moves:  # the reading as it is, with no rival worth the name
         return _verdict(reading, read_count, "unique", solution=winner.solution, **work)
     return _verdict(
@@ -572,20 +629,29 @@ def _probe_singles(grid, cost_table, changed, count, missed_prior):
     return out, calls
 
 
-def rival_bound(cost_table, grid, changed) -> float:
+def rival_bound(cost_table, grid, changed, solution, paper=None) -> float:
     """An upper bound on the probability mass, relative to the winner's grid (which has one
     solution), of every set of two or more changes to it that could lead to another
     solution.
 
     Every set of changes, one per cell, weighs the product of its moves' weights
     exp(-cost); over all sets that is a product over cells of (1 + the cell's summed
-    weight). Two things no rival escapes make it tight enough to use: a digit that a peer
-    already holds needs that peer changed too (so its weight is multiplied by the peer's),
-    and a rival must hold a rival move (a read digit turned into another digit or dropped,
-    or any change where the winner departed from the reading), because added digits alone
-    keep a unique grid's solution or kill it. (A dropped digit is a rival move: dropping
-    one given and adding another elsewhere can lead to another unique solution.) Single
-    changes are probed exactly (`_probe_singles`), so only sets of two or more are counted.
+    weight). A digit that a peer already holds needs that peer changed too, so its weight
+    is multiplied by the peer's. A rival must change a read digit or a cell where the
+    winner departed from the reading (added digits alone keep a unique grid's solution or
+    kill it), and if every move of a set drops a digit or writes the winner's own digit,
+    the winner's solution still fits the changed grid: such a set can only leave several
+    solutions (counted in full). Every other rival holds a *departing* move, a digit other
+    than the winner's: at a read or changed cell, or an added digit beside a drop. Single
+    changes are probed exactly (`_probe_singles`), so only sets of two or more are
+    counted.
+
+    With `paper` (digits clearly on paper, `Reading.paper`) a departing move (c, v) also
+    names cells the rival's solution must change: c itself, and each cell of c's row,
+    column and box where the winner's solution holds v (the rival holds v at c). Each of
+    them that shows the winner's digit on paper multiplies the rival's weight by
+    `PAPER_DOUBT` (`paper_weight`); a set is charged this once, at its first departing
+    move, so no cell is counted twice.
     """
     weight = np.exp(-cost_table)  # inf cost -> 0
     cell_weight = weight.sum(axis=1)
@@ -594,14 +660,51 @@ def rival_bound(cost_table, grid, changed) -> float:
         for v in range(1, 10):
             if weight[cell, v] > 0 and (held == v).any():
                 weight[cell, v] *= cell_weight[PEERS[cell][held == v]].min()
-    rival = np.zeros((81, 10), bool)
+    rival = np.zeros(81, bool)
     rival[grid > 0] = True
     rival[changed] = True
-    other = np.where(rival, 0.0, weight).sum(axis=1)
+    mine = np.zeros((81, 10), bool)  # the winner's own digit
+    mine[np.arange(81), np.asarray(solution).reshape(81)] = True
+    departing = ~mine
+    departing[:, 0] = False
+    drops = np.where(rival, weight[:, 0], 0.0)
+    neutral = np.where(mine, weight, 0.0).sum(axis=1) + np.where(rival, 0.0, weight[:, 0])
+    factor = 1.0 if paper is None else _paper_factors(solution, paper)
+    leave = np.where(departing & rival[:, None], weight, 0.0)  # departing at a rival cell
+    add = np.where(departing & ~rival[:, None], weight, 0.0)  # departing add
     every = weight.sum(axis=1)
-    touching = math.exp(np.log1p(every).sum()) - math.exp(np.log1p(other).sum())
-    singles = float(np.where(rival, weight, 0.0).sum())
-    return max(0.0, touching - singles)
+
+    def first_departing(before: np.ndarray, moves: np.ndarray, after: np.ndarray) -> float:
+        """Sum over sets holding a move of `moves`, charged at the first such cell: the
+        cells before it take `before`, the cells after it `after`."""
+        head = np.concatenate([[1.0], np.cumprod(1 + before)[:-1]])
+        tail = np.concatenate([np.cumprod((1 + after)[::-1])[::-1][1:], [1.0]])
+        return float((head * (moves * factor).sum(axis=1) * tail).sum())
+
+    # (A) a departing move at a read or changed cell, anything else anywhere
+    leaving = first_departing(neutral + drops + add.sum(axis=1), leave, every)
+    # (B) no departing move at a rival cell, a drop and a departing add
+    quiet = neutral + add.sum(axis=1)
+    adding = first_departing(neutral + drops, add, quiet + drops) - first_departing(
+        neutral, add, quiet
+    )
+    # (C) drops and the winner's own digits only: several solutions at most, counted in full
+    several = math.exp(np.log1p(neutral + drops).sum()) - math.exp(np.log1p(neutral).sum())
+    singles = float((leave * factor).sum()) + float(drops.sum())
+    return max(0.0, leaving + adding + several - singles)
+
+
+def _paper_factors(solution, paper) -> np.ndarray:
+    """(81, 10) `PAPER_DOUBT` to the power of the cells that a move (c, v) forces a rival's
+    solution to change and that show the winner's digit on paper (see `rival_bound`)."""
+    solution = np.asarray(solution).reshape(81).astype(np.int64)
+    agree = (np.asarray(paper).reshape(81) == solution) & (solution > 0)
+    holds = np.zeros((81, 10))
+    holds[np.arange(81), solution] = agree  # cell e shows S[e] on paper
+    witnesses = holds[PEERS].sum(axis=1) + agree[:, None]
+    witnesses[np.arange(81), solution] = 0  # the winner's own digit forces nothing
+    witnesses[:, 0] = 0
+    return PAPER_DOUBT**witnesses
 
 
 def _search(

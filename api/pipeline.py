@@ -352,7 +352,8 @@ def judge(
     >>> result.status, result.solution == "".join(map(str, solve(puzzle).solutions[0]))
     ('solved', True)
     """
-    result = _judge_print(givens, probabilities, timings, use_rules, ink)
+    paper = None if kinds is None or blobs is None else clear_marks(probabilities, kinds, blobs)
+    result = _judge_print(givens, probabilities, timings, use_rules, ink, paper)
     if result.status == "multiple_solutions" and kinds is not None and blobs is not None:
         result = _chosen_by_paper(result, probabilities, kinds, blobs)
     result.mode = mode
@@ -433,8 +434,9 @@ def _ink(reading) -> np.ndarray | None:
     return ink
 
 
-def _judge_print(givens, probabilities, timings, use_rules, ink=None) -> PhotoResult:
-    """The printed digits alone: correct, then solve."""
+def _judge_print(givens, probabilities, timings, use_rules, ink=None, paper=None) -> PhotoResult:
+    """The printed digits: correct, then solve; the digits clearly on `paper` only weigh the
+    readings of the print (`api.correct.correct`)."""
     timings = {} if timings is None else timings
     read = np.asarray(givens, dtype=np.int8).reshape(81)
     probs = np.asarray(probabilities, dtype=np.float32).reshape(81, 10)
@@ -448,7 +450,8 @@ def _judge_print(givens, probabilities, timings, use_rules, ink=None) -> PhotoRe
             **base,
         )
     t = time.perf_counter()
-    fix = correct(read, probs, ink=ink, limits=Limits() if use_rules else NO_CORRECTION)
+    limits = Limits() if use_rules else NO_CORRECTION
+    fix = correct(read, probs, ink=ink, paper=paper, limits=limits)
     timings["correct"] = _ms(t)
     values = fix.values
     base["givens"] = digits_line(values)
@@ -483,10 +486,17 @@ def _verified(values: np.ndarray, solution: np.ndarray) -> str:
 
 def _solved_message(fix: Correction) -> str:
     if not fix.changes:
-        return "solved"
-    cells = "; ".join(str(c) for c in fix.changes)
-    s = "" if len(fix.changes) == 1 else "s"
-    return f"solved after the rules corrected {len(fix.changes)} cell{s} ({cells})"
+        said = "solved"
+    else:
+        cells = "; ".join(str(c) for c in fix.changes)
+        s = "" if len(fix.changes) == 1 else "s"
+        said = f"solved after the rules corrected {len(fix.changes)} cell{s} ({cells})"
+    if fix.by_paper:
+        said += (
+            "; the print alone was too close to call between readings, and the digits"
+            " clearly on the paper chose this one (taken as evidence, not as givens)"
+        )
+    return said
 
 
 def _failure_message(status: str, fix: Correction, read: np.ndarray, probs: np.ndarray) -> str:

@@ -170,6 +170,52 @@ def test_a_proper_but_doubtful_reading_is_refused():
     assert correct(read, probs).status == "unique"
 
 
+def doubtful_reading_with_paper():
+    """A reading with one solution and a rival nearly as likely (as in the test above), the
+    two solutions, and the empty cells where they differ."""
+    board, cell, one, other = two_solution_board(9)
+    read = board.copy()
+    read[cell] = one
+    probs = confident(read)
+    probs[cell] = 0.01
+    probs[cell, one], probs[cell, other] = 0.5, 0.42
+    mine = count(read)[1].astype(np.int8)
+    rival = read.copy()
+    rival[cell] = other
+    theirs = count(rival)[1].astype(np.int8)
+    differ = np.flatnonzero((mine != theirs) & (read == 0))
+    return read, probs, mine, theirs, differ
+
+
+def test_the_digits_on_paper_settle_a_doubtful_reading():
+    """The user's clear entries are evidence, never givens: where the print alone is too
+    close to call, the solution they agree with is taken, whichever of the two it is, and
+    the correction says the paper decided."""
+    read, probs, mine, theirs, differ = doubtful_reading_with_paper()
+    assert correct(read, probs).status == "ambiguous"
+    assert len(differ) >= 2
+    for solution in (mine, theirs):
+        paper = np.zeros(81, np.int8)
+        paper[differ] = solution[differ]
+        fix = correct(read, probs, paper=paper)
+        assert fix.solved and fix.by_paper, fix.note
+        assert np.array_equal(fix.solution, solution)
+        assert np.array_equal(fix.values[read > 0] > 0, np.ones((read > 0).sum(), bool))
+
+
+def test_paper_that_does_not_tell_the_solutions_apart_settles_nothing():
+    """Entries in cells where both solutions agree, or a single entry against many, do not
+    turn a refusal into an answer."""
+    read, probs, mine, theirs, differ = doubtful_reading_with_paper()
+    same = np.flatnonzero((mine == theirs) & (read == 0))
+    paper = np.zeros(81, np.int8)
+    paper[same] = mine[same]
+    assert correct(read, probs, paper=paper).status == "ambiguous"
+    paper[differ[0]] = mine[differ[0]]  # one entry against 0.5 to 0.42: 10 to 0.84 falls
+    fix = correct(read, probs, paper=paper)  # short of the 95% a solution needs
+    assert fix.status == "ambiguous" and 0.8 < fix.posterior < 0.95
+
+
 def test_nothing_found_names_the_cells_at_fault():
     givens, _ = puzzle(21)
     first, _, read = misread(givens, conflict=True)

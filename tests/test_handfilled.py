@@ -187,6 +187,38 @@ def test_a_missed_given_is_settled_by_what_is_clearly_on_paper():
     assert judge(printed_givens, printed, kinds=kinds, blobs=blobs).status == "multiple_solutions"
 
 
+def test_a_doubtful_given_is_settled_by_the_entries_around_it():
+    """A printed given read at 50% against a rival digit at 45% that gives another unique
+    solution: the print alone is refused; the user's clear entries, which agree with one of
+    the two solutions, choose it, as evidence (the givens stay the print's)."""
+    from solver import count_solutions, solve
+    from solver import parse as parse_puzzle
+
+    givens, solution = (a.reshape(81) for a in make_puzzle(np.random.default_rng(31), 28))
+    rival = next(
+        (int(c), d)
+        for c in np.flatnonzero(givens)
+        for d in range(1, 10)
+        if d != givens[c]
+        and count_solutions("".join(map(str, np.where(np.arange(81) == c, d, givens))), limit=2)
+        == 1
+    )
+    cell, digit = rival
+    other = solve(parse_puzzle("".join(map(str, np.where(np.arange(81) == cell, digit, givens)))))
+    assert np.any(np.asarray(other.solutions[0]).reshape(81) != solution)
+    written = np.where(givens == 0, solution, 0)
+    printed_givens, printed, kinds = crafted(givens, written)
+    printed[cell] = 0.005
+    printed[cell, givens[cell]], printed[cell, digit] = 0.5, 0.45
+    assert judge(printed_givens, printed, kinds=kinds).status == "unreadable"
+    blobs = (givens > 0) | (written > 0)
+    result = judge(printed_givens, printed, kinds=kinds, blobs=blobs)
+    assert result.status == "solved", result.message
+    assert result.solution == "".join(map(str, solution))
+    assert result.givens == "".join(map(str, givens))
+    assert "evidence, not as givens" in result.message and not result.mistakes
+
+
 def is_unique(givens) -> bool:
     from solver import count_solutions
 
