@@ -289,7 +289,10 @@ def judge_reading(
     found that way is the print's. Its givens are then what it read.
     """
     common = dict(use_rules=use_rules, kinds=reading.kinds, mode=mode, ink=_ink(reading))
-    blobs = None if reading.cells is None else reading.cells.ink
+    blobs = pen = None
+    if reading.cells is not None:
+        blobs, pen = reading.cells.ink, reading.cells.blobs & ~reading.cells.ink
+    common["pen"] = pen
     result = judge(reading.givens, reading.probabilities, timings, blobs=blobs, **common)
     if not result.solved and reading.print_probabilities is not None:
         alone = reading.print_probabilities.reshape(81, 10)
@@ -311,6 +314,7 @@ def judge(
     mode: str = "solve",
     ink: np.ndarray | None = None,
     blobs: np.ndarray | None = None,
+    pen: np.ndarray | None = None,
 ) -> PhotoResult:
     """The status of a reading: correct it by the rules if needed, then solve it.
 
@@ -335,6 +339,9 @@ def judge(
     blobs : ndarray of bool, shape (81,), optional
         Where the reader cut a digit (`Cells.ink`): with `kinds`, the digits clearly on
         paper choose among the solutions when the print alone allows several.
+    pen : ndarray of bool, shape (81,), optional
+        Where only coloured ink makes a blob (`Cells.marked` less `Cells.ink`): an entry
+        there needs less of the cell model's confidence (`api.entries.hand_marks`).
 
     Returns
     -------
@@ -352,16 +359,21 @@ def judge(
     >>> result.status, result.solution == "".join(map(str, solve(puzzle).solutions[0]))
     ('solved', True)
     """
-    paper = None if kinds is None or blobs is None else clear_marks(probabilities, kinds, blobs)
+    if blobs is not None and pen is not None:
+        blobs = np.asarray(blobs, bool).reshape(81)
+        seen = blobs | np.asarray(pen, bool).reshape(81)  # a blob in grey or in colour
+    else:
+        seen = blobs
+    paper = None if kinds is None or seen is None else clear_marks(probabilities, kinds, seen)
     result = _judge_print(givens, probabilities, timings, use_rules, ink, paper)
-    if result.status == "multiple_solutions" and kinds is not None and blobs is not None:
-        result = _chosen_by_paper(result, probabilities, kinds, blobs)
+    if result.status == "multiple_solutions" and kinds is not None and seen is not None:
+        result = _chosen_by_paper(result, probabilities, kinds, seen)
     result.mode = mode
     if result.givens is None:
         return result
     values = np.array([int(c) for c in result.givens], np.int8)
     if kinds is not None:
-        result.marks = hand_marks(kinds, values, blobs)
+        result.marks = hand_marks(kinds, values, blobs, pen=pen)
     if result.solved:
         solution = np.array([int(c) for c in result.solution], np.int8)
         entries = np.zeros(81, np.int8) if result.marks is None else result.marks.entries

@@ -238,3 +238,22 @@ def test_show_through_without_a_blob_is_no_entry():
     marks = hand_marks(kinds, np.zeros(81, np.int8), blobs)
     assert marks.kinds[5] == "." and marks.kinds[6] == "w" and marks.entries[6] == 3
     assert hand_marks(kinds, np.zeros(81, np.int8)).kinds[5] == "w"  # without blobs: as before
+
+
+def test_a_blob_of_coloured_pen_lowers_the_bar_for_an_entry():
+    """Red pen the grey threshold missed but the colour look found (`pen`): the cell model
+    at 80% is an entry there, while without any blob it is not; at 60% it is not either."""
+    kinds = np.zeros((81, 20), np.float32)
+    kinds[:, 0] = 1
+    for cell, share in ((5, 0.8), (6, 0.6)):
+        kinds[cell] = 0
+        kinds[cell, 12], kinds[cell, 0] = share, 1 - share
+    blobs, pen = np.zeros(81, bool), np.zeros(81, bool)
+    pen[[5, 6]] = True
+    assert hand_marks(kinds, np.zeros(81, np.int8), blobs).kinds[5] == "."
+    marks = hand_marks(kinds, np.zeros(81, np.int8), blobs, pen=pen)
+    assert marks.kinds[5] == "w" and marks.entries[5] == 3 and marks.kinds[6] == "."
+    kinds[7] = 0
+    kinds[7, 19], kinds[7, 0] = 0.8, 0.2  # pencil candidates are grey: a pen blob is no help
+    pen[7] = True
+    assert hand_marks(kinds, np.zeros(81, np.int8), blobs, pen=pen).kinds[7] == "."

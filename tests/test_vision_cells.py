@@ -176,3 +176,33 @@ def test_faint_digit_is_found_by_a_second_look():
     expected[faint] = True
     assert np.array_equal(cells.ink, expected)
     assert cells.contrast[faint] < 0.6 * np.median(cells.contrast[digits > 0])
+
+
+def test_red_pen_on_a_dim_page_is_found_in_colour():
+    """On dim yellowish paper a red 7 is nearly as bright as the paper in grey, so the grey
+    cut finds only the black print; the colour look finds the pen too and nothing else, and
+    leaves the digit images as they were."""
+    from vision.cells import with_coloured_ink
+
+    grid = np.zeros((SIDE, SIDE, 3), np.uint8)
+    grid[:] = (110, 150, 160)
+    for k in range(10):
+        p = min(SIDE - 1, k * CELL)
+        thick = 4 if k % 3 == 0 else 2
+        cv2.line(grid, (p, 0), (p, SIDE - 1), (25, 25, 25), thick)
+        cv2.line(grid, (0, p), (SIDE - 1, p), (25, 25, 25), thick)
+    printed = {1: "3", 12: "5", 30: "8", 44: "1", 70: "6"}
+    for cell, digit in printed.items():
+        r, c = divmod(cell, 9)
+        org = (c * CELL + 13, r * CELL + 40)
+        cv2.putText(grid, digit, org, cv2.FONT_HERSHEY_SIMPLEX, 1.2, (20, 20, 20), 3)
+    org = (4 * CELL + 13, 4 * CELL + 40)  # r5c5
+    cv2.putText(grid, "7", org, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.2, (70, 95, 230), 3)
+    noise = np.random.default_rng(1).normal(0, 4, grid.shape)
+    grid = np.clip(grid + noise, 0, 255).astype(np.uint8)
+    cells = cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY))
+    assert np.flatnonzero(cells.ink).tolist() == sorted(printed)
+    seen = with_coloured_ink(grid, cells)
+    assert np.flatnonzero(seen.marked).tolist() == sorted([*printed, 40])
+    assert np.array_equal(seen.images, cells.images) and np.array_equal(seen.ink, cells.ink)
+    assert np.array_equal(seen.rotated(1).blobs, np.rot90(seen.marked.reshape(9, 9)).ravel())

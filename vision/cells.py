@@ -27,7 +27,7 @@ stretched between the faint level and its own strong ink.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -49,6 +49,9 @@ class Cells:
     ink_boxes: (81, 4) int, x0, y0, x1, y1 of the isolated ink itself in warped coordinates
         (0 where no ink was found): where the print sits and how tall it is, which the
         renderer sizes and places its digits by.
+    marked: (81,) bool or None, where a digit-like blob of ink of any colour stands: `ink`,
+        and coloured pen that the grey threshold missed (`with_coloured_ink`); None until
+        looked for in colour.
     """
 
     images: np.ndarray
@@ -56,6 +59,7 @@ class Cells:
     boxes: np.ndarray
     contrast: np.ndarray
     ink_boxes: np.ndarray
+    marked: np.ndarray | None = None
 
     def rotated(self, k: int) -> Cells:
         """The same cells as if the warped grid had been turned k quarter turns
@@ -65,16 +69,27 @@ class Cells:
             return self
         order = np.rot90(np.arange(81).reshape(9, 9), k).ravel()
         images = np.rot90(self.images[order], k, axes=(1, 2)).copy()
+        marked = None if self.marked is None else self.marked[order]
         return Cells(
-            images, self.ink[order], self.boxes[order], self.contrast[order], self.ink_boxes[order]
+            images,
+            self.ink[order],
+            self.boxes[order],
+            self.contrast[order],
+            self.ink_boxes[order],
+            marked,
         )
+
+    @property
+    def blobs(self) -> np.ndarray:
+        """(81,) bool: where a digit-like blob stands, in colour when it was looked for."""
+        return self.ink if self.marked is None else self.marked
 
 
 # ---------------------------------------------------------------- light
 
 
 def darkness(gray: np.ndarray) -> np.ndarray:
-    """Ink darkness in [0, 1]: 1 - pixel / local paper brightness.
+    """Ink darkness in [0, 1]: 1 - pixel / local paper brightness (per channel for colour).
 
     The paper brightness is a grey closing (max filter then min filter) wider than any
     stroke, so it follows shadows and gradients but not the ink itself.
@@ -235,6 +250,34 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
         ink = without_lines(((dark >= weak) * 255).astype(np.uint8), lines)
         keep(find_digits(dark, ink, lines, inner, weak, look, size))
     return Cells(images, found, boxes, contrast, ink_boxes)
+
+
+def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
+    """The cells with `marked` set: their blobs, and the cells where coloured ink makes one.
+
+    Red pen on a dim, yellowish photo is nearly as bright as its paper in grey (the red
+    channel carries most of the grey), so the grey threshold that finds the print misses
+    it; in its darkest channel it is as dark as print. Each channel's darkness against its
+    own paper is taken, the darkest channel per pixel, and digit-shaped blobs are looked
+    for in the cells where none was cut. The digit images stay the grey ones: this says
+    only where ink stands, for the entries (`api.entries.hand_marks`).
+
+    >>> grid = np.full((450, 450, 3), 230, np.uint8)
+    >>> _ = cv2.putText(grid, "7", (12, 42), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (40, 40, 200), 3)
+    >>> cells = cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY))
+    >>> bool(cells.ink[0]), bool(with_coloured_ink(grid, cells).marked[0])
+    (True, True)
+    """
+    if warped_bgr.ndim != 3:
+        return replace(cells, marked=cells.ink.copy())
+    b, g, r = cv2.split(darkness(warped_bgr))  # each channel against its own paper
+    dark = cv2.max(cv2.max(b, g), r)
+    ink = ((dark >= ink_threshold(dark)) * 255).astype(np.uint8)
+    ink = without_lines(ink, cv2.dilate(np.bitwise_or(*line_masks(ink)), np.ones((3, 3), np.uint8)))
+    found = digit_blobs(ink, interiors(cells.boxes), skip=cells.ink)
+    marked = cells.ink.copy()
+    marked[list(found)] = True
+    return replace(cells, marked=marked)
 
 
 def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE):

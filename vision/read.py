@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cells import Cells, cut_cells
+from vision.cells import Cells, cut_cells, with_coloured_ink
 from vision.kinds import model_path as cell_model_path
 from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
@@ -214,6 +214,7 @@ def read_located(
     k = upright_turns(cells)
     if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
         color, _ = warp_grid(image, located.corners, side)
+        cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
