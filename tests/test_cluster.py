@@ -239,3 +239,30 @@ def test_a_bad_scheduler_is_a_usage_error(tmp_path, photos):
     assert bad.returncode == 2 and "how many workers" in bad.stderr
     nowhere = run(tmp_path, "--out", tmp_path / "o", "--resume")
     assert nowhere.returncode == 2 and "--report" in nowhere.stderr
+
+
+def test_a_long_batch_keeps_no_memo_of_its_keys(tmp_path, monkeypatch):
+    """Every task has its own key, and Dask memoises each key's prefix on the scheduler and
+    the workers; the batch empties that memo as it goes, so it does not grow with the batch."""
+    from dask.utils import key_split
+
+    from api import cluster
+    from api.cluster import connect, dask_runner
+
+    monkeypatch.setattr(cluster, "FORGET_KEYS_EVERY", 5)
+    tasks = []
+    for i in range(40):
+        (tmp_path / f"s{i:02}.jpg").write_bytes(b"not a photo")
+        tasks.append(Task(str(tmp_path / f"s{i:02}.jpg"), None))
+
+    def memo_sizes(client) -> list[int]:
+        on_workers = client.run(lambda: key_split.cache_info().currsize).values()
+        return [client.run_on_scheduler(lambda: key_split.cache_info().currsize), *on_workers]
+
+    with connect("local:2") as client:
+        client.run_on_scheduler(key_split.cache_clear)
+        records = list(dask_runner(client, window=4, chunk=1)(iter(tasks), Settings()))
+        sizes = memo_sizes(client)
+
+    assert len(records) == 40 and {r.status for r in records} == {"not_an_image"}
+    assert max(sizes) < 20, sizes  # 40 keys without the clearing
