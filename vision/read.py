@@ -26,6 +26,7 @@ import cv2
 import numpy as np
 
 from vision.cells import Cells, cut_cells, with_coloured_ink
+from vision.inkcolour import ink_colours, kinds_by_colour
 from vision.kinds import model_path as cell_model_path
 from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
@@ -216,6 +217,9 @@ def read_located(
         color, _ = warp_grid(image, located.corners, side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
+        # the photo's print has one ink, its entries their pen's (turned cells' boxes stay
+        # in the unturned grid's coordinates)
+        kinds = kinds_by_colour(kinds, ink_colours(color, cells.rotated(k)))
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(located.corners, homography, side, k)

@@ -1,0 +1,95 @@
+"""Kinds weighed by ink colour: a photo's print has one ink, its entries their pen's."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.cells import cut_cells
+from vision.inkcolour import ink_colours, kinds_by_colour
+from vision.kinds import CLASSES
+
+SIDE = 450
+CELL = SIDE // 9
+PRINTED = {0: "3", 10: "5", 20: "8", 30: "1", 50: "6", 60: "2"}
+WRITTEN = {2: "4", 12: "9", 40: "7", 66: "1", 80: "5"}
+
+
+def page(pen_bgr: tuple[int, int, int]) -> np.ndarray:
+    """A warped grid on white paper: black print, entries in `pen_bgr`."""
+    grid = np.full((SIDE, SIDE, 3), 235, np.uint8)
+    for k in range(10):
+        p = min(SIDE - 1, k * CELL)
+        cv2.line(grid, (p, 0), (p, SIDE - 1), (20, 20, 20), 4 if k % 3 == 0 else 2)
+        cv2.line(grid, (0, p), (SIDE - 1, p), (20, 20, 20), 4 if k % 3 == 0 else 2)
+    for marks, font, colour in (
+        (PRINTED, cv2.FONT_HERSHEY_SIMPLEX, (20, 20, 20)),
+        (WRITTEN, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, pen_bgr),
+    ):
+        for cell, digit in marks.items():
+            r, c = divmod(cell, 9)
+            cv2.putText(grid, digit, (c * CELL + 13, r * CELL + 40), font, 1.2, colour, 3)
+    noise = np.random.default_rng(3).normal(0, 3, grid.shape)
+    return np.clip(grid + noise, 0, 255).astype(np.uint8)
+
+
+def kinds_as_read(doubtful: int, printed_share: float) -> np.ndarray:
+    """The cell model's reading of `page`: sure of every cell but `doubtful`, an entry it
+    takes for print with `printed_share`."""
+    kinds = np.zeros((81, len(CLASSES)), np.float32)
+    kinds[:, 0] = 1
+    for cells, first in ((PRINTED, 1), (WRITTEN, 10)):
+        for cell, digit in cells.items():
+            kinds[cell] = 0
+            kinds[cell, first + int(digit) - 1] = 0.97
+            kinds[cell, 0] = 0.03
+    digit = int(WRITTEN[doubtful])
+    kinds[doubtful] = 0
+    kinds[doubtful, digit] = printed_share
+    kinds[doubtful, 9 + digit] = 1 - printed_share - 0.02
+    kinds[doubtful, 0] = 0.02
+    return kinds
+
+
+def test_ink_colours_tell_red_and_blue_pen_from_black_print():
+    for pen, axis, sign in (((40, 40, 210), 1, 1), ((200, 60, 30), 1, -1)):  # red b*>0, blue b*<0
+        grid = page(pen)
+        colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+        printed = colours[list(PRINTED)]
+        written = colours[list(WRITTEN)]
+        assert np.abs(printed).max() < 4, printed
+        assert (sign * written[:, axis] > 20).all(), written
+        assert np.isnan(colours[[1, 44]]).all()  # no ink, no colour
+
+
+def test_a_red_entry_taken_for_print_is_read_as_written():
+    grid = page((40, 40, 210))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    kinds = kinds_as_read(40, printed_share=0.7)
+
+    weighed = kinds_by_colour(kinds, colours)
+
+    assert CLASSES[int(weighed[40].argmax())] == "written 7"
+    assert np.allclose(weighed.sum(axis=1), kinds.sum(axis=1), atol=1e-5)  # mass kept
+    assert np.allclose(weighed[:, 0], kinds[:, 0])  # empty untouched
+    for cell in PRINTED:  # print stays print
+        assert weighed[cell, 1:10].sum() > 0.95
+
+
+def test_black_pen_on_black_print_leaves_the_reading_alone():
+    grid = page((25, 25, 25))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    kinds = kinds_as_read(40, printed_share=0.55)
+
+    assert np.array_equal(kinds_by_colour(kinds, colours), kinds)
+
+
+def test_an_ink_learnt_from_too_few_cells_teaches_nothing():
+    grid = page((40, 40, 210))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    kinds = kinds_as_read(40, printed_share=0.7)
+    for cell in list(WRITTEN)[2:]:  # only two sure entries left
+        kinds[cell, 10:19] = 0
+        kinds[cell, 0] = 1
+
+    assert np.array_equal(kinds_by_colour(kinds, colours), kinds)
