@@ -31,6 +31,7 @@ import cv2
 import numpy as np
 
 from vision.cells import Cells
+from vision.kinds import weigh_print_against_hand
 
 # A cell the model gives at least this much of one kind teaches the photo that kind's ink.
 SURE = 0.9
@@ -108,14 +109,7 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
     if not len(cells):
         return kinds
     log_print, log_hand = (_log_likelihood(colours[cells], *ink) for ink in inks)
-    ratio = np.exp(np.clip(log_hand - log_print, -30.0, 30.0))  # written vs printed
-    p, w = printed[cells], written[cells]
-    total = p + w
-    new_w = total * w * ratio / np.maximum(p + w * ratio, 1e-12)
-    out = kinds.copy()
-    out[cells, 1:10] *= ((total - new_w) / np.maximum(p, 1e-12))[:, None]
-    out[cells, 10:19] *= (new_w / np.maximum(w, 1e-12))[:, None]
-    return out
+    return weigh_print_against_hand(kinds, cells, np.exp(log_hand - log_print))
 
 
 def _ink(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

@@ -205,6 +205,27 @@ def surety(probs: np.ndarray) -> float:
     return float(np.log(probs.max(axis=1) + 1e-6).mean())
 
 
+def weigh_print_against_hand(kinds: np.ndarray, cells: np.ndarray, odds: np.ndarray):
+    """The kinds with the printed and written masses of `cells` re-weighed by evidence from
+    beyond the cell model, `odds` for hand-writing against print per cell (Bayes' rule on
+    the two kinds). Each cell keeps its mass of a digit, empty and candidates are left as
+    they are, and each digit within a kind keeps its share.
+
+    >>> kinds = np.zeros((1, 20), np.float32); kinds[0, 7] = 0.6; kinds[0, 16] = 0.4
+    >>> out = weigh_print_against_hand(kinds, np.array([0]), np.array([6.0]))
+    >>> round(float(out[0, 7]), 2), round(float(out[0, 16]), 2)   # printed 7, written 7
+    (0.2, 0.8)
+    """
+    odds = np.exp(np.clip(np.log(np.maximum(odds, 1e-30)), -30.0, 30.0))
+    p, w = kinds[cells, 1:10].sum(axis=1), kinds[cells, 10:19].sum(axis=1)
+    total = p + w
+    new_w = total * w * odds / np.maximum(p + w * odds, 1e-12)
+    out = np.array(kinds, np.float32, copy=True)
+    out[cells, 1:10] *= ((total - new_w) / np.maximum(p, 1e-12))[:, None]
+    out[cells, 10:19] *= (new_w / np.maximum(w, 1e-12))[:, None]
+    return out
+
+
 def printed_probabilities(
     kinds: np.ndarray, read: np.ndarray | None = None, ink: np.ndarray | None = None
 ) -> np.ndarray:

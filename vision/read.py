@@ -32,6 +32,7 @@ from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
+from vision.typeface import kinds_by_typeface
 from vision.warp import WARP_SIDE, turn, turn_boxes, warp_grid
 
 
@@ -219,7 +220,9 @@ def read_located(
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
         # the photo's print has one ink, its entries their pen's (turned cells' boxes stay
         # in the unturned grid's coordinates)
-        kinds = kinds_by_colour(kinds, ink_colours(color, cells.rotated(k)))
+        turned = cells.rotated(k)
+        kinds = kinds_by_colour(kinds, ink_colours(color, turned))
+        kinds = kinds_by_typeface(kinds, turned.images)  # a press repeats its glyphs
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(located.corners, homography, side, k)

@@ -1,0 +1,67 @@
+"""Kinds weighed by typeface: a printed digit has near-identical twins, a hand's does not."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+from vision.cells import cut_cells
+from vision.kinds import CLASSES
+from vision.typeface import kinds_by_typeface, twin_likeness
+
+SIDE = 450
+CELL = SIDE // 9
+PRINTED = {0: "8", 13: "8", 26: "8", 40: "4", 53: "4", 70: "6"}
+WRITTEN = {4: "8", 31: "8", 77: "4"}  # each drawn differently, as a hand does
+
+
+def page() -> np.ndarray:
+    grid = np.full((SIDE, SIDE), 235, np.uint8)
+    for k in range(10):
+        p = min(SIDE - 1, k * CELL)
+        cv2.line(grid, (p, 0), (p, SIDE - 1), 20, 4 if k % 3 == 0 else 2)
+        cv2.line(grid, (0, p), (SIDE - 1, p), 20, 4 if k % 3 == 0 else 2)
+    for cell, digit in PRINTED.items():
+        r, c = divmod(cell, 9)
+        cv2.putText(
+            grid, digit, (c * CELL + 13, r * CELL + 40), cv2.FONT_HERSHEY_SIMPLEX, 1.2, 20, 3
+        )
+    for n, (cell, digit) in enumerate(WRITTEN.items()):
+        r, c = divmod(cell, 9)
+        hand = np.full((CELL, CELL), 255, np.uint8)
+        cv2.putText(
+            hand, digit, (12, 38), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.1 + 0.1 * n, 0, 2 + n % 2
+        )
+        turn = cv2.getRotationMatrix2D((CELL / 2, CELL / 2), 12 * (n - 1), 1.0)
+        hand = cv2.warpAffine(hand, turn, (CELL, CELL), borderValue=255)
+        box = grid[r * CELL : (r + 1) * CELL, c * CELL : (c + 1) * CELL]
+        np.minimum(box, np.where(hand < 128, 20, 255).astype(np.uint8), out=box)
+    return grid
+
+
+def test_printed_digits_have_close_twins_and_hand_written_ones_do_not():
+    likeness = twin_likeness(cut_cells(page()).images)
+
+    assert all(likeness[c] > 0.97 for c in PRINTED if c != 70), likeness[list(PRINTED)]
+    assert all(likeness[c] < 0.95 for c in WRITTEN), likeness[list(WRITTEN)]
+    assert likeness[70] < 0.95  # a printed 6 that appears once has no twin
+    assert np.isnan(likeness[1])  # an empty cell
+
+
+def test_a_twin_raises_print_and_a_lone_digit_keeps_its_reading():
+    images = cut_cells(page()).images
+    kinds = np.zeros((81, len(CLASSES)), np.float32)
+    kinds[:, 0] = 1
+    for cell, digit in {**PRINTED, **WRITTEN}.items():  # the model unsure of every digit
+        kinds[cell] = 0
+        kinds[cell, int(digit)] = 0.45  # printed
+        kinds[cell, 9 + int(digit)] = 0.55  # written
+
+    weighed = kinds_by_typeface(kinds, images)
+
+    for cell in PRINTED:
+        if cell != 70:
+            assert weighed[cell, 1:10].sum() > 0.9, (cell, weighed[cell])
+    for cell in [*WRITTEN, 70]:
+        assert np.allclose(weighed[cell], kinds[cell])
+    assert np.allclose(weighed.sum(axis=1), kinds.sum(axis=1), atol=1e-5)
