@@ -192,6 +192,9 @@ def test_ctrl_c_stops_cleanly_and_keeps_the_partial_report(tmp_path, photos):
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        # as from a terminal: a suite started in the background (`make test &`, nohup)
+        # ignores SIGINT, and a child that inherits that never hears the Ctrl-C
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not (
