@@ -206,3 +206,9 @@ def test_red_pen_on_a_dim_page_is_found_in_colour():
     assert np.flatnonzero(seen.marked).tolist() == sorted([*printed, 40])
     assert np.array_equal(seen.images, cells.images) and np.array_equal(seen.ink, cells.ink)
     assert np.array_equal(seen.rotated(1).blobs, np.rot90(seen.marked.reshape(9, 9)).ravel())
+    # the pen's digit is isolated apart, and joins the cells only when asked
+    assert np.flatnonzero(seen.pen.ink).tolist() == [40] and seen.pen.images[40].any()
+    joined = seen.with_pen([40])
+    assert np.array_equal(joined.images[40], seen.pen.images[40])
+    assert np.array_equal(joined.ink, cells.ink) and joined.ink_boxes[40].any()
+    assert np.array_equal(seen.rotated(2).pen.ink, seen.pen.ink[::-1])

@@ -93,3 +93,26 @@ def test_an_ink_learnt_from_too_few_cells_teaches_nothing():
         kinds[cell, 0] = 1
 
     assert np.array_equal(kinds_by_colour(kinds, colours), kinds)
+
+
+def test_a_digit_found_in_colour_alone_joins_only_in_the_pages_pen():
+    """Colour finds pale red pen that grey missed, and also the grain of a dim photo: only a
+    digit whose ink is the page's pen joins the cells, and a page without a pen takes none."""
+    from vision.inkcolour import pen_ink
+
+    grid = page((40, 40, 210))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    kinds = kinds_as_read(40, printed_share=0.05)  # every entry sure: the pen is known
+    found = np.zeros(81, bool)
+    found[[5, 6, 7]] = True
+    found_colours = np.full((81, 2), np.nan, np.float32)
+    found_colours[5] = colours[40] + 1.0  # pale red, as the entries
+    found_colours[6] = (-4.0, 25.0)  # yellowish grain
+    found_colours[7] = colours[0]  # grey, as the print
+
+    assert np.flatnonzero(pen_ink(kinds, colours, found, found_colours)).tolist() == [5]
+
+    no_pen = kinds.copy()
+    no_pen[list(WRITTEN)] = 0
+    no_pen[list(WRITTEN), 0] = 1  # a print-only page
+    assert not pen_ink(no_pen, colours, found, found_colours).any()

@@ -52,6 +52,9 @@ class Cells:
     marked: (81,) bool or None, where a digit-like blob of ink of any colour stands: `ink`,
         and coloured pen that the grey threshold missed (`with_coloured_ink`); None until
         looked for in colour.
+    pen: Cells or None, the digits isolated in colour where the grey cut found none (its
+        `ink` says where), kept apart: colour also finds the grain of a dim photo, so
+        only those whose ink is the page's pen join the cells (`vision.read`).
     """
 
     images: np.ndarray
@@ -60,6 +63,7 @@ class Cells:
     contrast: np.ndarray
     ink_boxes: np.ndarray
     marked: np.ndarray | None = None
+    pen: Cells | None = None
 
     def rotated(self, k: int) -> Cells:
         """The same cells as if the warped grid had been turned k quarter turns
@@ -77,7 +81,20 @@ class Cells:
             self.contrast[order],
             self.ink_boxes[order],
             marked,
+            None if self.pen is None else self.pen.rotated(k),
         )
+
+    def with_pen(self, cells: np.ndarray) -> Cells:
+        """These cells with the pen's digits (`pen`) of `cells` (indices or a mask) joined:
+        their images and boxes, `ink` left as the grey cut's."""
+        images, contrast, ink_boxes = (
+            self.images.copy(),
+            self.contrast.copy(),
+            self.ink_boxes.copy(),
+        )
+        images[cells], contrast[cells] = self.pen.images[cells], self.pen.contrast[cells]
+        ink_boxes[cells] = self.pen.ink_boxes[cells]
+        return replace(self, images=images, contrast=contrast, ink_boxes=ink_boxes)
 
     @property
     def blobs(self) -> np.ndarray:
@@ -259,8 +276,9 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     channel carries most of the grey), so the grey threshold that finds the print misses
     it; in its darkest channel it is as dark as print. Each channel's darkness against its
     own paper is taken, the darkest channel per pixel, and digit-shaped blobs are looked
-    for in the cells where none was cut. The digit images stay the grey ones: this says
-    only where ink stands, for the entries (`api.entries.hand_marks`).
+    for in the cells where none was cut: `marked` says where, for the entries
+    (`api.entries.hand_marks`), and `pen` holds those digits isolated, apart from the grey
+    cut's.
 
     >>> grid = np.full((450, 450, 3), 230, np.uint8)
     >>> _ = cv2.putText(grid, "7", (12, 42), cv2.FONT_HERSHEY_SIMPLEX, 1.2, (40, 40, 200), 3)
@@ -268,16 +286,27 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     >>> bool(cells.ink[0]), bool(with_coloured_ink(grid, cells).marked[0])
     (True, True)
     """
+    pen = Cells(
+        np.zeros_like(cells.images),
+        np.zeros(81, bool),
+        cells.boxes,
+        np.zeros(81, np.float32),
+        np.zeros((81, 4), np.int32),
+    )
     if warped_bgr.ndim != 3:
-        return replace(cells, marked=cells.ink.copy())
+        return replace(cells, marked=cells.ink.copy(), pen=pen)
     b, g, r = cv2.split(darkness(warped_bgr))  # each channel against its own paper
     dark = cv2.max(cv2.max(b, g), r)
-    ink = ((dark >= ink_threshold(dark)) * 255).astype(np.uint8)
-    ink = without_lines(ink, cv2.dilate(np.bitwise_or(*line_masks(ink)), np.ones((3, 3), np.uint8)))
-    found = digit_blobs(ink, interiors(cells.boxes), skip=cells.ink)
-    marked = cells.ink.copy()
-    marked[list(found)] = True
-    return replace(cells, marked=marked)
+    level = ink_threshold(dark)
+    ink = ((dark >= level) * 255).astype(np.uint8)
+    lines = cv2.dilate(np.bitwise_or(*line_masks(ink)), np.ones((3, 3), np.uint8))
+    size = cells.images.shape[1]
+    inner = interiors(cells.boxes)
+    for i, image, strength, box in find_digits(
+        dark, without_lines(ink, lines), lines, inner, level, ~cells.ink, size
+    ):
+        pen.images[i], pen.contrast[i], pen.ink_boxes[i], pen.ink[i] = image, strength, box, True
+    return replace(cells, marked=cells.ink | pen.ink, pen=pen)
 
 
 def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE):

@@ -45,6 +45,10 @@ SPREAD = 1.5
 # Two inks closer than this (centres apart, in spreads) are one: black pen on black print.
 # Then colour says nothing, and a cell on the edge must not be tipped by the noise.
 APART = 1.5
+# A digit found in colour alone joins the cells when its ink is this much likelier the pen's
+# than the print's, and within this many spreads of the pen's centre.
+PEN_ODDS = 20.0
+PEN_SPREADS = 3.0
 # Tails of an ink's colour (Student's t degrees of freedom): a cell whose ink mixes with a
 # grid line or a shadow is an outlier, not proof.
 TAILS = 4.0
@@ -110,6 +114,35 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
         return kinds
     log_print, log_hand = (_log_likelihood(colours[cells], *ink) for ink in inks)
     return weigh_print_against_hand(kinds, cells, np.exp(log_hand - log_print))
+
+
+def pen_ink(kinds, colours, found, found_colours) -> np.ndarray:
+    """(81,) bool: which of the digits found in colour alone (`found`, bool, with their
+    `found_colours`) are in the page's pen, learnt like `kinds_by_colour`'s from the sure
+    cells' `colours`: it must have one, apart from the print's (as in
+    `kinds_by_colour`), and each digit's colour must be far likelier under the pen's ink
+    than under the print's (`PEN_ODDS`) and within `PEN_SPREADS` of the pen's centre. A
+    page with no entries in a pen has no pen ink, so the grain of a dim photo, which the
+    colour look also finds, never joins the cells.
+    """
+    kinds = np.asarray(kinds, np.float32)
+    colours, found = np.asarray(colours, np.float32), np.asarray(found, bool)
+    found_colours = np.asarray(found_colours, np.float32)
+    printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
+    seen = ~np.isnan(colours).any(axis=1)
+    out = np.zeros(len(kinds), bool)
+    inks = [_ink(colours[seen & (mass >= SURE)]) for mass in (printed, written)]
+    if any(ink is None for ink in inks) or _apart(*inks) < APART:
+        return out
+    pen_centre, pen_spread = inks[1]
+    cells = np.flatnonzero(found & ~np.isnan(found_colours).any(axis=1))
+    if not len(cells):
+        return out
+    x = found_colours[cells]
+    odds = _log_likelihood(x, *inks[1]) - _log_likelihood(x, *inks[0])
+    near = (np.abs(x - pen_centre) <= PEN_SPREADS * pen_spread).all(axis=1)
+    out[cells[(odds >= np.log(PEN_ODDS)) & near]] = True
+    return out
 
 
 def _ink(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:

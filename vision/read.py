@@ -26,7 +26,7 @@ import cv2
 import numpy as np
 
 from vision.cells import Cells, cut_cells, with_coloured_ink
-from vision.inkcolour import ink_colours, kinds_by_colour
+from vision.inkcolour import ink_colours, kinds_by_colour, pen_ink
 from vision.kinds import model_path as cell_model_path
 from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
@@ -218,11 +218,14 @@ def read_located(
         color, _ = warp_grid(image, located.corners, side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
-        # the photo's print has one ink, its entries their pen's (turned cells' boxes stay
-        # in the unturned grid's coordinates)
-        turned = cells.rotated(k)
-        kinds = kinds_by_colour(kinds, ink_colours(color, turned))
-        kinds = kinds_by_typeface(kinds, turned.images)  # a press repeats its glyphs
+        kinds, colours = weighed_by_page(kinds, color, cells.rotated(k))
+        # digits found in colour alone, in the page's pen: read again with them in view
+        pen = cells.rotated(k).pen
+        joining = pen_ink(kinds, colours, pen.ink, ink_colours(color, pen))
+        if joining.any():
+            cells = cells.with_pen(np.rot90(np.arange(81).reshape(9, 9), k).ravel()[joining])
+            _, kinds = upright_kinds(color, cells, turns=(k,))
+            kinds, _ = weighed_by_page(kinds, color, cells.rotated(k))
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(located.corners, homography, side, k)
@@ -252,6 +255,16 @@ def read_located(
         cells=cells,
         print_probabilities=None if print_only is None else print_only.astype(np.float32),
     )
+
+
+def weighed_by_page(kinds: np.ndarray, color: np.ndarray, turned: Cells):
+    """The cell model's kinds corrected by what the whole page says: its print has one ink
+    and its entries their pen's (`vision.inkcolour`), and a press repeats its glyphs
+    (`vision.typeface`). `turned` are the cells turned upright, their boxes still in the
+    unturned colour grid `color`. Returns the kinds and the cells' ink colours."""
+    colours = ink_colours(color, turned)
+    kinds = kinds_by_colour(kinds, colours)
+    return kinds_by_typeface(kinds, turned.images), colours
 
 
 def ink_boxes(cells: Cells, side: int, k: int) -> np.ndarray:
