@@ -104,12 +104,11 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
     """
     kinds = np.asarray(kinds, np.float32)
     colours = np.asarray(colours, np.float32)
-    printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
-    seen = ~np.isnan(colours).any(axis=1)
-    inks = [_ink(colours[seen & (mass >= SURE)]) for mass in (printed, written)]
-    if any(ink is None for ink in inks) or _apart(*inks) < APART:
+    inks = page_inks(kinds, colours)
+    if inks is None:
         return kinds
-    cells = np.flatnonzero(seen & (printed + written > 0))
+    seen = ~np.isnan(colours).any(axis=1)
+    cells = np.flatnonzero(seen & (kinds[:, 1:19].sum(axis=1) > 0))
     if not len(cells):
         return kinds
     log_print, log_hand = (_log_likelihood(colours[cells], *ink) for ink in inks)
@@ -125,14 +124,11 @@ def pen_ink(kinds, colours, found, found_colours) -> np.ndarray:
     page with no entries in a pen has no pen ink, so the grain of a dim photo, which the
     colour look also finds, never joins the cells.
     """
-    kinds = np.asarray(kinds, np.float32)
-    colours, found = np.asarray(colours, np.float32), np.asarray(found, bool)
+    found = np.asarray(found, bool)
     found_colours = np.asarray(found_colours, np.float32)
-    printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
-    seen = ~np.isnan(colours).any(axis=1)
-    out = np.zeros(len(kinds), bool)
-    inks = [_ink(colours[seen & (mass >= SURE)]) for mass in (printed, written)]
-    if any(ink is None for ink in inks) or _apart(*inks) < APART:
+    out = np.zeros(len(found), bool)
+    inks = page_inks(kinds, colours)
+    if inks is None:
         return out
     pen_centre, pen_spread = inks[1]
     cells = np.flatnonzero(found & ~np.isnan(found_colours).any(axis=1))
@@ -143,6 +139,20 @@ def pen_ink(kinds, colours, found, found_colours) -> np.ndarray:
     near = (np.abs(x - pen_centre) <= PEN_SPREADS * pen_spread).all(axis=1)
     out[cells[(odds >= np.log(PEN_ODDS)) & near]] = True
     return out
+
+
+def page_inks(kinds: np.ndarray, colours: np.ndarray) -> list[tuple] | None:
+    """The print's ink and the pen's, each (centre, spread), learnt from the cells the model
+    is sure of (`SURE`, at least `FEW` of each); None when either is missing or the two are
+    one ink (less than `APART` apart)."""
+    kinds = np.asarray(kinds, np.float32)
+    colours = np.asarray(colours, np.float32)
+    seen = ~np.isnan(colours).any(axis=1)
+    masses = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
+    inks = [_ink(colours[seen & (mass >= SURE)]) for mass in masses]
+    if any(ink is None for ink in inks) or _apart(*inks) < APART:
+        return None
+    return inks
 
 
 def _ink(samples: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
