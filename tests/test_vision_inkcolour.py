@@ -54,7 +54,7 @@ def kinds_as_read(doubtful: int, printed_share: float) -> np.ndarray:
 def test_ink_colours_tell_red_and_blue_pen_from_black_print():
     for pen, axis, sign in (((40, 40, 210), 1, 1), ((200, 60, 30), 1, -1)):  # red b*>0, blue b*<0
         grid = page(pen)
-        colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+        colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
         printed = colours[list(PRINTED)]
         written = colours[list(WRITTEN)]
         assert np.abs(printed).max() < 4, printed
@@ -64,7 +64,7 @@ def test_ink_colours_tell_red_and_blue_pen_from_black_print():
 
 def test_a_red_entry_taken_for_print_is_read_as_written():
     grid = page((40, 40, 210))
-    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
     kinds = kinds_as_read(40, printed_share=0.7)
 
     weighed = kinds_by_colour(kinds, colours)
@@ -78,7 +78,7 @@ def test_a_red_entry_taken_for_print_is_read_as_written():
 
 def test_black_pen_on_black_print_leaves_the_reading_alone():
     grid = page((25, 25, 25))
-    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
     kinds = kinds_as_read(40, printed_share=0.55)
 
     assert np.array_equal(kinds_by_colour(kinds, colours), kinds)
@@ -86,7 +86,7 @@ def test_black_pen_on_black_print_leaves_the_reading_alone():
 
 def test_an_ink_learnt_from_too_few_cells_teaches_nothing():
     grid = page((40, 40, 210))
-    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
     kinds = kinds_as_read(40, printed_share=0.7)
     for cell in list(WRITTEN)[2:]:  # only two sure entries left
         kinds[cell, 10:19] = 0
@@ -101,7 +101,7 @@ def test_a_digit_found_in_colour_alone_joins_only_in_the_pages_pen():
     from vision.inkcolour import pen_ink
 
     grid = page((40, 40, 210))
-    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
     kinds = kinds_as_read(40, printed_share=0.05)  # every entry sure: the pen is known
     found = np.zeros(81, bool)
     found[[5, 6, 7]] = True

@@ -30,7 +30,6 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.cells import Cells
 from vision.kinds import weigh_print_against_hand
 
 # A cell the model gives at least this much of one kind teaches the photo that kind's ink.
@@ -54,20 +53,24 @@ PEN_SPREADS = 3.0
 TAILS = 4.0
 
 
-def ink_colours(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
-    """(81, 2) float32 a* and b* (0 = neutral grey) of each cell's ink, NaN where none.
+def ink_colours(warped_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+    """(N, 2) float32 a* and b* (0 = neutral grey) of the ink in each of N boxes (x0, y0, x1,
+    y1 in the warped grid, as `Cells.ink_boxes`; all zero where a cell has none), NaN where
+    there is no ink. The colour grid is converted once however many sets of boxes are
+    asked at once (the cut's and the pen's, stacked).
 
-    The ink is the cell's isolated blob (`Cells.ink_boxes`), its pixels at least 0.6 of
+    The ink is the cell's isolated blob, its pixels at least 0.6 of
     the darkest one's darkness against the brightest paper in the blob's box, weighted by
     darkness: the core of the stroke, where the pen's hue is strongest and the paper's
     least.
     """
-    out = np.full((81, 2), np.nan, np.float32)
+    boxes = np.asarray(boxes)
+    out = np.full((len(boxes), 2), np.nan, np.float32)
     if warped_bgr.ndim != 3:
         return out
     gray = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2GRAY)
     lab = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2LAB)
-    for i, (x0, y0, x1, y1) in enumerate(np.asarray(cells.ink_boxes)):
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x1 - x0 < 2 or y1 - y0 < 2:
             continue
         box = gray[y0:y1, x0:x1].astype(np.float32)
@@ -86,8 +89,9 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
 
     The printed inks and the written inks of the photo are learnt from its sure cells
     (`SURE`; at least `FEW` of each): each is a median colour with a robust spread. Inks
-    less than `APART` apart are one ink, and then the kinds are returned as they are. A cell's printed and written masses are then
-    multiplied by how likely its colour is under each ink (Student's t, `TAILS`) and
+    less than `APART` apart are one ink, and then the kinds are returned as they are. A
+    cell's printed and written masses are then multiplied by how likely its colour is
+    under each ink (Student's t, `TAILS`) and
     shared out again: the cell keeps its mass of a digit, empty and candidates untouched,
     and each digit within a kind keeps its share.
 

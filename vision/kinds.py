@@ -216,7 +216,7 @@ def weigh_print_against_hand(kinds: np.ndarray, cells: np.ndarray, odds: np.ndar
     >>> round(float(out[0, 7]), 2), round(float(out[0, 16]), 2)   # printed 7, written 7
     (0.2, 0.8)
     """
-    odds = np.exp(np.clip(np.log(np.maximum(odds, 1e-30)), -30.0, 30.0))
+    odds = np.clip(odds, np.exp(-30.0), np.exp(30.0))
     p, w = kinds[cells, 1:10].sum(axis=1), kinds[cells, 10:19].sum(axis=1)
     total = p + w
     new_w = total * w * odds / np.maximum(p + w * odds, 1e-12)

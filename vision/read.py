@@ -218,14 +218,18 @@ def read_located(
         color, _ = warp_grid(image, located.corners, side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
-        kinds, colours = weighed_by_page(kinds, color, cells.rotated(k))
+        # turned cells' boxes stay in the unturned colour grid's coordinates
+        turned = cells.rotated(k)
+        boxes = np.concatenate([turned.ink_boxes, turned.pen.ink_boxes])
+        colours, pen_colours = np.split(ink_colours(color, boxes), 2)
+        kinds = weighed_by_page(kinds, colours, turned.images)
         # digits found in colour alone, in the page's pen: read again with them in view
-        pen = cells.rotated(k).pen
-        joining = pen_ink(kinds, colours, pen.ink, ink_colours(color, pen))
+        joining = pen_ink(kinds, colours, turned.pen.ink, pen_colours)
         if joining.any():
             cells = cells.with_pen(np.rot90(np.arange(81).reshape(9, 9), k).ravel()[joining])
             _, kinds = upright_kinds(color, cells, turns=(k,))
-            kinds, _ = weighed_by_page(kinds, color, cells.rotated(k))
+            colours = np.where(joining[:, None], pen_colours, colours)
+            kinds = weighed_by_page(kinds, colours, cells.rotated(k).images)
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(located.corners, homography, side, k)
@@ -257,14 +261,11 @@ def read_located(
     )
 
 
-def weighed_by_page(kinds: np.ndarray, color: np.ndarray, turned: Cells):
+def weighed_by_page(kinds: np.ndarray, colours: np.ndarray, images: np.ndarray) -> np.ndarray:
     """The cell model's kinds corrected by what the whole page says: its print has one ink
-    and its entries their pen's (`vision.inkcolour`), and a press repeats its glyphs
-    (`vision.typeface`). `turned` are the cells turned upright, their boxes still in the
-    unturned colour grid `color`. Returns the kinds and the cells' ink colours."""
-    colours = ink_colours(color, turned)
-    kinds = kinds_by_colour(kinds, colours)
-    return kinds_by_typeface(kinds, turned.images), colours
+    and its entries their pen's (`vision.inkcolour`, the cells' ink `colours`), and a press
+    repeats its glyphs (`vision.typeface`, the cells' digit `images`)."""
+    return kinds_by_typeface(kinds_by_colour(kinds, colours), images)
 
 
 def ink_boxes(cells: Cells, side: int, k: int) -> np.ndarray:
