@@ -28,19 +28,26 @@ import numpy as np
 
 from vision.errors import NoGridFound
 from vision.load import downscale
+from vision.mesh import cell_homographies, grid_mesh, warp_mesh
 
 LOCATE_SIDE = 800  # longest side of the copy the grid is searched in
 CHECK_CELL = 20  # pixels per cell in the square a candidate is verified in
 MIN_SCORE = 0.30  # below this no candidate looks like a sudoku grid
 GOOD_SCORE = 0.55  # above this, stop looking
+BENT_TRIES = 3  # larger candidates whose lines are traced as curves
+STRAIGHT_ENOUGH = 0.85  # a grid scoring this with straight lines is not traced as curves
+BENT_GAIN = 0.05  # how much better a curved mesh must explain the lines than straight ones
 
 
 @dataclass(frozen=True)
 class Located:
-    """Where the grid is: corners (4, 2) float32 TL, TR, BR, BL in image pixels; its score."""
+    """Where the grid is: corners (4, 2) float32 TL, TR, BR, BL in image pixels; its score;
+    on a bent page the crossings of its curved lines (10, 10, 2) in image pixels
+    (`vision.mesh`), else None."""
 
     corners: np.ndarray
     score: float
+    mesh: np.ndarray | None = None
 
 
 def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
@@ -76,6 +83,9 @@ def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
     if best is None:
         raise NoGridFound("no sudoku grid found in the photo (no 9×9 line pattern anywhere)")
     corners = (best.corners + 0.5) / scale - 0.5  # pixel centres of the small copy
+    if best.mesh is not None:  # a bent grid: its corners are the mesh's, no straight fit
+        mesh = (best.mesh + 0.5) / scale - 0.5
+        return Located(corners.astype(np.float32), best.score, mesh)
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     corners = refine_corners(gray, corners)
     return Located(corners.astype(np.float32), best.score)
@@ -91,14 +101,55 @@ def best_candidate(gray: np.ndarray) -> Located | None:
     tolerance = 0.02 * max(gray.shape)
     seen: list[np.ndarray] = []
     best: Located | None = None
+    candidates = []
     for binary in binarisations(gray):
         for quad in deduplicate(contour_quads(binary, min_area), tolerance, seen):
             candidate = Located(quad, grid_score(gray, quad))
+            candidates.append(candidate)
             if candidate.score >= MIN_SCORE and (best is None or rank(candidate) > rank(best)):
                 best = candidate
         if best is not None and best.score >= GOOD_SCORE:
             break
-    return best
+    return bent_grid(gray, candidates, best) or best
+
+
+def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None) -> Located | None:
+    """A candidate that is a grid once its curved lines are followed, if one beats `best`.
+
+    On a curled page the whole grid's lines leave the straight ones its corners promise and
+    it scores low, while one of its 3x3 boxes, or the small printed solution beside it, is
+    flat enough to win. So the candidates at least twice the best's area are tried whatever
+    their straight score (a grid bowed by a cell scores about 0), largest first, and the
+    best itself when its lines are not all where its corners put them; each costs a trace
+    of its lines (`vision.mesh.grid_mesh`). A mesh must explain the lines clearly better
+    than the straight warp did (`BENT_GAIN`): on a flat page a traced line a pixel off
+    would only blur the cut.
+    """
+    floor = 2 * quad_area(best.corners) if best is not None else 0.0
+    larger = [c for c in candidates if quad_area(c.corners) > floor]
+    tries = sorted(larger, key=lambda c: -quad_area(c.corners))[:BENT_TRIES]
+    if best is not None and best.score < STRAIGHT_ENOUGH:
+        tries.append(best)
+    for candidate in tries:
+        bent = bent_version(gray, candidate)
+        if bent is None or bent.score < max(MIN_SCORE, candidate.score + BENT_GAIN):
+            continue
+        if best is None or rank(bent) > rank(best):
+            return bent
+    return None
+
+
+def bent_version(gray: np.ndarray, candidate: Located) -> Located | None:
+    """The candidate with its lines traced as curves and scored through that mesh, or None
+    where its lines are straight enough (or too unlike a grid) to trace."""
+    mesh = grid_mesh(gray, candidate.corners)
+    if mesh is None:
+        return None
+    side, margin = 9 * CHECK_CELL, CHECK_CELL // 2
+    square = warp_mesh(gray, cell_homographies(mesh, side), side)
+    square = cv2.copyMakeBorder(square, *(margin,) * 4, cv2.BORDER_REPLICATE)
+    corners = np.float32([mesh[0, 0], mesh[0, 9], mesh[9, 9], mesh[9, 0]])
+    return Located(corners, square_score(square), mesh)
 
 
 def rank(candidate: Located) -> float:
@@ -246,6 +297,14 @@ def grid_score(gray: np.ndarray, quad: np.ndarray) -> float:
         return 0.0
     homography = square_homography(quad, side, margin)
     warped = cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
+    return square_score(warped)
+
+
+def square_score(warped: np.ndarray) -> float:
+    """`grid_score` of a grid already warped to 9 cells of CHECK_CELL pixels inside a margin
+    of half a cell."""
+    cell = CHECK_CELL
+    side, margin = 9 * cell, cell // 2
     ink = cv2.adaptiveThreshold(
         warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
     )

@@ -31,9 +31,10 @@ from vision.kinds import model_path as cell_model_path
 from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid
+from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
 from vision.typeface import kinds_by_typeface
-from vision.warp import WARP_SIDE, turn, turn_boxes, warp_grid
+from vision.warp import WARP_SIDE, grid_homography, to_image, turn, turn_boxes, warp_grid
 
 
 @dataclass
@@ -56,6 +57,11 @@ class Reading:
     without one); cells: the cut cells, turned upright. print_probabilities (81, 10): with
     a cell model, what the print reader alone read (every digit taken for print), the
     reading of a photo before cell models: a second opinion for the solver.
+
+    mesh (10, 10, 2): on a bent page, the crossings of the upright grid's curved lines in
+    the photo, and cell_homographies (9, 9, 3, 3) each cell's own photo -> square map
+    (`vision.mesh`); None on a flat page, where `homography` maps every cell. Use
+    `to_photo` and `homography_at` to map either way.
     """
 
     givens: np.ndarray
@@ -73,6 +79,22 @@ class Reading:
     warped: np.ndarray | None = None
     cells: Cells | None = None
     print_probabilities: np.ndarray | None = None
+    mesh: np.ndarray | None = None
+    cell_homographies: np.ndarray | None = None
+
+    def to_photo(self, points: np.ndarray) -> np.ndarray:
+        """Points (N, 2) of the upright square in the photo: through each point's cell's own
+        homography on a bent page, through `homography` on a flat one."""
+        if self.cell_homographies is None:
+            return to_image(points, self.homography)
+        return square_to_photo(points, self.cell_homographies, self.side)
+
+    def homography_at(self, point) -> np.ndarray:
+        """Photo -> square (3, 3) around a square point: its cell's on a bent page."""
+        if self.cell_homographies is None:
+            return self.homography
+        rows, cols = cell_under(np.asarray(point, np.float64).reshape(1, 2), self.side)
+        return self.cell_homographies[rows[0], cols[0]]
 
 
 def read_photo(
@@ -204,7 +226,13 @@ def read_located(
     timings = {} if timings is None else timings
     clock = Stopwatch(timings)
     side = WARP_SIDE
-    warped, homography = warp_grid(gray, located.corners, side)
+    corners, mesh = located.corners, located.mesh
+    if mesh is None:
+        warped, homography = warp_grid(gray, corners, side)
+    else:  # a bent page: each cell warped by its own four crossings
+        corners = np.float32([mesh[0, 0], mesh[0, 9], mesh[9, 9], mesh[9, 0]])
+        homography = grid_homography(corners, side)
+        warped = warp_mesh(gray, cell_homographies(mesh, side), side)
     clock.lap("warp")
 
     cells = cut_cells(warped)
@@ -215,7 +243,10 @@ def read_located(
     color = kinds = None
     k = upright_turns(cells)
     if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
-        color, _ = warp_grid(image, located.corners, side)
+        if mesh is None:
+            color, _ = warp_grid(image, corners, side)
+        else:
+            color = warp_mesh(image, cell_homographies(mesh, side), side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
         # turned cells' boxes stay in the unturned colour grid's coordinates
@@ -232,7 +263,9 @@ def read_located(
             kinds = weighed_by_page(kinds, colours, cells.rotated(k).images)
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
-    corners, homography = turn(located.corners, homography, side, k)
+    corners, homography = turn(corners, homography, side, k)
+    if mesh is not None:
+        mesh = np.rot90(mesh, k).copy()  # the crossings turned as the cells are
     probabilities = recognise(cells, engine)
     print_only = None
     if kinds is not None:  # the cell model says whether print, the engines which digit
@@ -258,6 +291,8 @@ def read_located(
         warped=color,
         cells=cells,
         print_probabilities=None if print_only is None else print_only.astype(np.float32),
+        mesh=mesh,
+        cell_homographies=None if mesh is None else cell_homographies(mesh, side),
     )
 
 

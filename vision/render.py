@@ -2,9 +2,10 @@
 
 Why this shape: the photo may be 12 MP while the grid was read in a small upright square. Each
 digit is rendered once, anti-aliased, as a small alpha patch at about the resolution its cell has
-in the photo, then warped straight into the photo through the inverse homography, touching
-only that digit's bounding box (`cv2.warpPerspective` with `WARP_INVERSE_MAP`). The cost grows
-with the number of drawn pixels, not with the photo: a few milliseconds plus one copy.
+in the photo, then warped straight into the photo through the inverse homography (its cell's
+own on a bent page), touching only that digit's bounding box (`cv2.warpPerspective` with
+`WARP_INVERSE_MAP`). The cost grows with the number of drawn pixels, not with the photo: a
+few milliseconds plus one copy.
 
 Everything is placed by what the reader found (`vision.read.Reading`): its homography and
 cell boxes, and the ink it isolated in each cell. Digits are sized like the printed givens'
@@ -339,19 +340,19 @@ class Layout:
 
 def layout(reading: Reading, style: Style) -> Layout:
     """The cells, their print and their light, as the reader found them in `reading`."""
-    inverse = np.linalg.inv(reading.homography)
+    to_photo = reading.to_photo
     centres, heights = cell_centres(reading.side, reading.cell_boxes)
     inks = ink_boxes(reading)
     prints = {cell: box for cell, box in inks.items() if reading.givens[cell]}
     height = style.digit_height or printed_height(prints, heights) or DEFAULT_HEIGHT
     # our glyph, warped, is already about as soft as a 0.6 px Gaussian
-    blur = print_blur(reading.image, inverse, prints) if style.soften else 0.0
+    blur = print_blur(reading.image, to_photo, prints) if style.soften else 0.0
     return Layout(
         centres=centres,
         heights=heights,
         places=centres + print_offsets(prints, centres, heights),
-        scales=1.25 * local_scales(inverse, centres, heights),
-        tints=paper_tints(reading.image, inverse, centres, heights),
+        scales=1.25 * local_scales(to_photo, centres, heights),
+        tints=paper_tints(reading.image, to_photo, centres, heights),
         inks=inks,
         digit_height=float(np.clip(height, 0.3, 0.85)),
         blur=math.sqrt(max(blur**2 - 0.36, 0)),
@@ -439,7 +440,7 @@ def _quantile(values: np.ndarray, q: float) -> float:
     return float(np.partition(flat, k)[k])
 
 
-def print_blur(image: np.ndarray, inverse: np.ndarray, prints: dict) -> float:
+def print_blur(image: np.ndarray, to_photo, prints: dict) -> float:
     """Gaussian sigma (photo pixels) of the printed digits' edges, from up to three of them.
 
     A step edge of contrast C blurred by sigma has a steepest slope of C / (sigma sqrt(2 pi)),
@@ -449,7 +450,7 @@ def print_blur(image: np.ndarray, inverse: np.ndarray, prints: dict) -> float:
     sigmas = []
     for x0, y0, x1, y1 in list(prints.values())[:3]:
         box = np.array([[[x0 - 2, y0 - 2], [x1 + 2, y0 - 2], [x1 + 2, y1 + 2], [x0 - 2, y1 + 2]]])
-        quad = cv2.perspectiveTransform(box.astype(np.float64), inverse)[0]
+        quad = to_photo(box.reshape(-1, 2).astype(np.float64))
         a, b = np.maximum(np.floor(quad.min(0)).astype(int), 0)
         c, d = np.minimum(np.ceil(quad.max(0)).astype(int), image.shape[1::-1])
         if c - a < 6 or d - b < 6:
@@ -464,12 +465,12 @@ def print_blur(image: np.ndarray, inverse: np.ndarray, prints: dict) -> float:
     return float(statistics.median(sigmas)) if sigmas else 0.0
 
 
-def local_scales(inverse: np.ndarray, centres: np.ndarray, heights: np.ndarray) -> np.ndarray:
+def local_scales(to_photo, centres: np.ndarray, heights: np.ndarray) -> np.ndarray:
     """(9, 9) photo pixels per square pixel at each cell: how big the cell is in the photo."""
     half = (heights / 2)[..., None]
     corner = centres - half
     pts = np.stack([corner, corner + half * [2, 0], corner + half * [0, 2]], 2)  # (9, 9, 3, 2)
-    p = cv2.perspectiveTransform(pts.reshape(1, -1, 2), inverse).reshape(9, 9, 3, 2)
+    p = to_photo(pts.reshape(-1, 2)).reshape(9, 9, 3, 2)
     across = np.hypot(*np.moveaxis(p[:, :, 1] - p[:, :, 0], -1, 0))
     down = np.hypot(*np.moveaxis(p[:, :, 2] - p[:, :, 0], -1, 0))
     return np.maximum(across, down) / heights
@@ -479,7 +480,7 @@ PAPER_SAMPLES = 7  # per side of a cell's middle: 49 photo pixels estimate its p
 
 
 def paper_tints(
-    image: np.ndarray, inverse: np.ndarray, centres: np.ndarray, heights: np.ndarray
+    image: np.ndarray, to_photo, centres: np.ndarray, heights: np.ndarray
 ) -> np.ndarray:
     """(9, 9, 3) the paper's colour / 235 (BGR) per cell, capped at 1: light and shadow there.
 
@@ -491,7 +492,7 @@ def paper_tints(
     steps = np.linspace(-0.3, 0.3, PAPER_SAMPLES)
     offsets = np.stack(np.meshgrid(steps, steps), -1).reshape(-1, 2)  # (s*s, 2)
     points = centres[:, :, None] + heights[..., None, None] * offsets  # (9, 9, s*s, 2)
-    photo = cv2.perspectiveTransform(points.reshape(1, -1, 2), inverse).astype(np.float32)
+    photo = to_photo(points.reshape(-1, 2)).astype(np.float32)
     map_x, map_y = photo[..., 0], photo[..., 1]
     values = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
     mean = values.reshape(9, 9, -1, 3).astype(np.float64).mean(2)
@@ -537,7 +538,7 @@ def draw_solution(reading: Reading, overlay: Overlay, style: Style = Style()) ->
     """
     font = default_font() if style.font == "default" else style.font
     cells = layout(reading, style)
-    page = Page(reading.image if style.inplace else reading.image.copy(), reading.homography)
+    page = Page(reading.image if style.inplace else reading.image.copy(), reading.homography_at)
     draw_digits(page, cells, overlay, font, style.colour)
     draw_marks(page, cells, overlay, font)
     if style.outline:
@@ -546,12 +547,13 @@ def draw_solution(reading: Reading, overlay: Overlay, style: Style = Style()) ->
 
 
 class Page:
-    """The photo being drawn on, with the map from the upright square into it."""
+    """The photo being drawn on, with the map from the upright square into it: `homography_at`
+    gives photo -> square around a square point (one homography on a flat page, the cell's
+    own on a bent one: `Reading.homography_at`)."""
 
-    def __init__(self, out: np.ndarray, homography: np.ndarray):
+    def __init__(self, out: np.ndarray, homography_at):
         self.out = out
-        self.homography = np.asarray(homography, np.float64)
-        self.inverse = np.linalg.inv(self.homography)
+        self.homography_at = homography_at
 
     def stamp(self, shape, at, scale: float, colour) -> None:
         """Warp `shape` (alpha patch drawn at `scale` patch pixels per square pixel, and its
@@ -562,8 +564,9 @@ class Page:
         to_patch = np.array(
             [[scale, 0, px - scale * at[0]], [0, scale, py - scale * at[1]], [0, 0, 1]]
         )
+        homography = np.asarray(self.homography_at(at), np.float64)
         box = np.array([[[-0.5, -0.5], [pw - 0.5, -0.5], [pw - 0.5, ph - 0.5], [-0.5, ph - 0.5]]])
-        quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, self.inverse)[0]
+        quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, np.linalg.inv(homography))[0]
         height, width = self.out.shape[:2]
         x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int) - 1, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 2, [width, height])
@@ -571,7 +574,7 @@ class Page:
             return
         shift = np.array([[1, 0, x0], [0, 1, y0], [0, 0, 1]], np.float64)
         alpha = cv2.warpPerspective(
-            patch, to_patch @ self.homography @ shift, (int(x1 - x0), int(y1 - y0)),
+            patch, to_patch @ homography @ shift, (int(x1 - x0), int(y1 - y0)),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0,
         )  # fmt: skip
         weight = alpha.astype(np.float32) * np.float32(1 / 255)

@@ -1,0 +1,99 @@
+"""Bent pages (issue 11, part 4): the grid's lines followed as curves, each cell cut and drawn
+through its own four crossings."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+import vision.locate as locate
+from samples.synthetic import NEWSPAPER_IN_HAND, curled_photo, make_photo
+from vision import NoGridFound, read_photo
+from vision.mesh import grid_mesh
+from vision.render import Overlay, draw_solution
+
+CELL = 40
+
+
+def bowed_crossings(bow: float) -> np.ndarray:
+    """(10, 10, 2) crossings of a grid of CELL pixels whose rows sag by `bow` cells at the
+    middle against their ends, as a page curled about a vertical axis."""
+    u, v = np.meshgrid(np.arange(10.0), np.arange(10.0))
+    x = 100 + CELL * u
+    y = 100 + CELL * v + bow * CELL * (1 - ((u - 4.5) / 4.5) ** 2)
+    return np.stack([x, y], -1)
+
+
+def drawn_grid(crossings: np.ndarray) -> np.ndarray:
+    """A white image with the grid drawn through `crossings` (rows as smooth curves, thick
+    borders and box lines) and a bold digit in some cells, touching nothing."""
+    image = np.full((600, 600), 255, np.uint8)
+    fine = np.linspace(0, 9, 181)
+    for i in range(10):
+        width = 4 if i % 3 == 0 else 1
+        xs = np.interp(fine, np.arange(10), crossings[i, :, 0])
+        ys = np.interp(fine, np.arange(10), crossings[i, :, 1])
+        cv2.polylines(image, [np.int32(np.stack([xs, ys], 1))], False, 0, width)
+        cv2.polylines(image, [np.int32(crossings[:, i])], False, 0, width)
+    for r, c in [(0, 4), (2, 2), (4, 7), (6, 1), (8, 5)]:
+        centre = crossings[r : r + 2, c : c + 2].reshape(-1, 2).mean(0)
+        cv2.putText(
+            image, "7", tuple(np.int32(centre + [-9, 12])), cv2.FONT_HERSHEY_DUPLEX, 0.9, 0, 2
+        )
+    return image
+
+
+def test_curved_lines_are_traced_to_their_crossings():
+    truth = bowed_crossings(0.75)
+    image = drawn_grid(truth)
+    corners = truth[[0, 0, 9, 9], [0, 9, 9, 0]]
+    mesh = grid_mesh(image, corners)
+    assert mesh is not None
+    assert np.abs(mesh - truth).max() < 0.1 * CELL
+
+
+def test_a_flat_grid_gets_no_mesh():
+    truth = bowed_crossings(0.0)
+    mesh = grid_mesh(drawn_grid(truth), truth[[0, 0, 9, 9], [0, 9, 9, 0]])
+    assert mesh is None  # the corners' homography already says it all
+
+
+def test_flat_photos_are_read_through_the_corners_alone():
+    photo = make_photo(3, size=(800, 600), curl=0.0, curl_skew=0.0, side_bow=0.0)
+    assert read_photo(photo.jpeg).mesh is None
+    assert read_photo("samples/sheet-01.jpg").mesh is None
+
+
+@pytest.mark.parametrize("seed", [1, 4, 6])
+def test_a_page_curled_like_a_newspaper_in_one_hand_is_read_right(seed):
+    photo = curled_photo(seed, NEWSPAPER_IN_HAND)
+    reading = read_photo(photo.jpeg)
+    assert reading.mesh is not None
+    assert np.array_equal(reading.givens, photo.givens)
+
+
+def test_straight_lines_alone_do_not_read_that_page(monkeypatch):
+    """The same page without the curved mesh: a box or the wrong cells, not the puzzle."""
+    photo = curled_photo(4, NEWSPAPER_IN_HAND)
+    monkeypatch.setattr(locate, "bent_grid", lambda gray, candidates, best: None)
+    try:
+        givens = read_photo(photo.jpeg).givens
+    except NoGridFound:
+        givens = None
+    assert givens is None or not np.array_equal(givens, photo.givens)
+
+
+def test_answers_drawn_on_a_curled_page_land_in_their_cells():
+    """Drawn through each cell's own homography, every answer is read back in its cell."""
+    photo = curled_photo(6, NEWSPAPER_IN_HAND)
+    reading = read_photo(photo.jpeg)
+    answers = np.where(photo.givens == 0, photo.solution, 0)
+    out = draw_solution(reading, Overlay(answers))
+    ok, jpeg = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, 95])
+    again = read_photo(jpeg.tobytes())
+    seen = (
+        again.print_probabilities if again.print_probabilities is not None else again.probabilities
+    )
+    digits = np.asarray(seen).reshape(81, 10).argmax(1).reshape(9, 9)
+    assert np.array_equal(digits, photo.solution)
