@@ -118,17 +118,19 @@ def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None)
 
     On a curled page the whole grid's lines leave the straight ones its corners promise and
     it scores low, while one of its 3x3 boxes, or the small printed solution beside it, is
-    flat enough to win. So the candidates at least twice the best's area are tried whatever
-    their straight score (a grid bowed by a cell scores about 0), largest first, and the
-    best itself when its lines are not all where its corners put them; each costs a trace
+    flat enough to win. So the larger candidates are tried whatever their straight score (a
+    grid bowed by a cell scores about 0), largest first: any larger one, and the best itself,
+    when the best's lines are not all where its corners put them (a curl's best straight
+    fit may be two thirds of the grid), else those twice its size; each costs a trace
     of its lines (`vision.mesh.grid_mesh`). A mesh must explain the lines clearly better
     than the straight warp did (`BENT_GAIN`): on a flat page a traced line a pixel off
     would only blur the cut.
     """
-    floor = 2 * quad_area(best.corners) if best is not None else 0.0
+    unsure = best is None or best.score < STRAIGHT_ENOUGH
+    floor = 0.0 if best is None else quad_area(best.corners) * (1.1 if unsure else 2.0)
     larger = [c for c in candidates if quad_area(c.corners) > floor]
     tries = sorted(larger, key=lambda c: -quad_area(c.corners))[:BENT_TRIES]
-    if best is not None and best.score < STRAIGHT_ENOUGH:
+    if best is not None and unsure:
         tries.append(best)
     for candidate in tries:
         bent = bent_version(gray, candidate)
