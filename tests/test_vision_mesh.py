@@ -11,7 +11,7 @@ import vision.locate as locate
 from samples.synthetic import NEWSPAPER_IN_HAND, curled_photo, make_photo
 from vision import NoGridFound, read_photo
 from vision.mesh import grid_mesh
-from vision.render import Overlay, draw_solution
+from vision.render import Overlay, draw_solution, grid_outline
 
 CELL = 40
 
@@ -97,3 +97,17 @@ def test_answers_drawn_on_a_curled_page_land_in_their_cells():
     )
     digits = np.asarray(seen).reshape(81, 10).argmax(1).reshape(9, 9)
     assert np.array_equal(digits, photo.solution)
+
+
+def test_the_outline_follows_a_bent_border_and_is_the_corners_on_a_flat_one():
+    bent = read_photo(curled_photo(6, NEWSPAPER_IN_HAND).jpeg)
+    outline = grid_outline(bent)
+    tl, tr = bent.corners[0], bent.corners[1]
+    middle = outline[36]  # halfway along the top edge
+    chord = tr - tl
+    along = middle - tl
+    off = abs(chord[0] * along[1] - chord[1] * along[0]) / np.linalg.norm(chord)
+    cell = np.linalg.norm(chord) / 9
+    assert off > 0.5 * cell  # the drawn edge bows with the page, not along the chord
+    flat = read_photo("samples/sheet-01.jpg")
+    assert np.array_equal(grid_outline(flat), flat.corners)

@@ -542,7 +542,7 @@ def draw_solution(reading: Reading, overlay: Overlay, style: Style = Style()) ->
     draw_digits(page, cells, overlay, font, style.colour)
     draw_marks(page, cells, overlay, font)
     if style.outline:
-        draw_outline(page.out, reading.corners)
+        draw_outline(page.out, grid_outline(reading))
     return page.out
 
 
@@ -631,8 +631,27 @@ def draw_marks(page: Page, cells: Layout, overlay: Overlay, font) -> None:
             page.stamp(shape, centre + 0.24 * h, small / (0.36 * h), red)
 
 
+def grid_outline(reading: Reading) -> np.ndarray:
+    """The grid's edge in the photo as a closed polygon: its four corners on a flat page,
+    points along the traced borders (eight a cell) on a bent one."""
+    if reading.mesh is None:
+        return np.asarray(reading.corners, np.float64)
+    side = float(reading.side)
+    t = np.linspace(0.0, side, 73)[:-1]
+    edge = np.concatenate(
+        [
+            np.stack([t, 0 * t], 1),  # top, left to right
+            np.stack([0 * t + side, t], 1),  # right, down
+            np.stack([side - t, 0 * t + side], 1),  # bottom, right to left
+            np.stack([0 * t, side - t], 1),  # left, up
+        ]
+    )
+    return reading.to_photo(edge)
+
+
 def draw_outline(out: np.ndarray, corners: np.ndarray) -> None:
-    """The found grid's edge, in green, about 1/500 of the photo thick."""
+    """The found grid's edge (corners, or points along a bent one), in green, about 1/500 of
+    the photo thick."""
     thickness = max(2, round(max(out.shape[:2]) / 500))
     pts = np.round(np.asarray(corners, np.float64) * 16).astype(np.int32)
     cv2.polylines(out, [pts], True, OUTLINE_COLOUR, thickness, cv2.LINE_AA, shift=4)
