@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from solver.logic.chains import multi_colours, remote_pairs
+from solver.logic.chains import multi_colours, remote_pairs, simple_colouring
 from tests.test_logic_als import named, narrow, open_grid
 
 
@@ -43,3 +43,20 @@ def test_multi_colours_type_2_makes_a_colour_false():
     found = [named(grid, s.eliminations) for s in multi_colours(grid)]
     assert {("r1c1", 7)} in found
     assert all(("r1c9", 7) not in f for f in found)  # the other colour is the true one
+
+
+def test_simple_colours_trap_reaches_a_cell_of_another_cluster():
+    # one cluster of 7s: r5c1 = r1c1 (column 1) = r1c5 (row 1) = r2c6 (box 2), coloured
+    # r5c1, r1c5 against r1c1, r2c6; r5c6 sees r5c1 and r2c6, one of which is 7, although
+    # r5c6 belongs to a cluster of its own (box 5: r5c6 = r4c4)
+    grid = open_grid(3)
+    g = grid.geometry
+    keep = {"column 1": {"r1c1", "r5c1"}, "row 1": {"r1c1", "r1c5"}}
+    keep |= {"box 2": {"r1c5", "r2c6"}, "box 5": {"r5c6", "r4c4"}}
+    for u, cells in enumerate(g.units):
+        if grid.unit_name(u) in keep:
+            for c in cells:
+                grid.marks[c, 6] = grid.name(c) in keep[grid.unit_name(u)]
+    traps = [named(grid, s.eliminations) for s in simple_colouring(grid) if "trap" in s.text]
+    assert any(("r5c6", 7) in t for t in traps)
+    assert all(("r4c4", 7) not in t for t in traps)  # sees neither colour

@@ -79,7 +79,9 @@ def simple_colouring(grid: Candidates) -> Iterator[Step]:
             seen_on = sees[on].any(axis=0)
             seen_off = sees[off].any(axis=0)
             trapped = seen_on & seen_off & grid.marks[:, digit - 1]
-            gone = tuple((int(c), digit) for c in np.flatnonzero(trapped) if c not in graph)
+            # a cell of another cluster can be trapped too: only this one's are spared
+            cluster = set(on) | set(off)
+            gone = tuple((int(c), digit) for c in np.flatnonzero(trapped) if c not in cluster)
             if gone:
                 yield Step(
                     "simple colouring",
