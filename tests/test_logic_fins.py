@@ -7,6 +7,8 @@ import numpy as np
 from solver.geometry import standard
 from solver.logic import all_steps
 from solver.logic.candidates import Candidates
+from solver.logic.fish import finned_fish
+from tests.test_logic_reglib import library_cases, needs_library
 
 
 def open_grid(n: int) -> Candidates:
@@ -39,7 +41,7 @@ def test_finned_x_wing_on_16x16_removes_only_cells_seeing_the_fin():
     wanted = {((2, 0), 1), ((3, 0), 1)}  # column 1 inside box 1, below the base rows
     g = grid.geometry
     assert any({(g.positions[c], d) for c, d in s.eliminations} == wanted for s in steps)
-    assert all(s.technique in ("finned X-wing", "sashimi X-wing") for s in steps)
+    assert all(s.technique in ("finned X-wing", "sashimi X-wing", "Siamese X-wing") for s in steps)
 
 
 def test_sashimi_x_wing_is_named_and_sound():
@@ -61,3 +63,14 @@ def test_no_fin_no_finned_fish():
     keep_in_row(grid, 2, 3, {0, 6})  # a plain X-wing: not finned
     steps = [s for s in all_steps(grid, ["finned X-wing"], unique=True) if s.digits == (2,)]
     assert not any({grid.geometry.positions[c][1] for c in s.cells} <= {0, 6} for s in steps)
+
+
+@needs_library
+def test_two_finned_fish_on_the_same_base_lines_make_one_siamese_step():
+    """HoDoKu's Siamese swordfish (reglib line 590): a finned and a sashimi swordfish on
+    rows 1, 4 and 8 for 5, each making part of the eliminations; the Siamese step makes all."""
+    case = dict(library_cases())[590]
+    steps = list(finned_fish(case.grid.copy(), 3))
+    siamese = [s for s in steps if s.technique == "Siamese swordfish"]
+    assert [set(s.eliminations) for s in siamese] == [case.eliminations]
+    assert all(set(s.eliminations) < case.eliminations for s in steps if s not in siamese)

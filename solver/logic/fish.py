@@ -113,8 +113,46 @@ def _fin_boxes(geometry: Geometry) -> list[list[tuple[list[int], int, frozenset[
 
 
 def finned_fish(grid: Candidates, k: int) -> Iterator[Step]:
-    """Finned and sashimi fish of size k: k base lines whose places for a digit fall in k
-    cover lines except for some *fins*, all inside one box.
+    """Finned and sashimi fish of size k, then the Siamese pairs among them.
+
+    A *Siamese* fish is two finned fish of one digit on the same base lines with different
+    cover lines or fins: each is sound on its own, so one step may make both's
+    eliminations (HoDoKu gives them as one step).
+    """
+    found = []
+    for fish_found in _finned_fish(grid, k):
+        found.append(fish_found)
+        yield fish_found[-1]
+    for (rows, covers, fins, step), (rows2, covers2, fins2, step2) in combinations(found, 2):
+        if rows != rows2 or step.digits != step2.digits:
+            continue
+        gone = tuple(sorted(set(step.eliminations) | set(step2.eliminations)))
+        if len(gone) > max(len(step.eliminations), len(step2.eliminations)):
+            yield _siamese_step(grid, step, step2, rows, (covers, covers2), (fins, fins2), gone)
+
+
+def _siamese_step(grid, step, step2, rows, covers, fins, gone) -> Step:
+    sym = grid.symbol(step.digits[0])
+    name = f"Siamese {FINNED_NAMES[len(rows)]}"
+    cover_names = [", ".join(grid.unit_name(v) for v in c) for c in covers]
+    base_names = ", ".join(grid.unit_name(u) for u in rows)
+    return Step(
+        name,
+        f"{name} on {sym}: two finned fish on {base_names}, one with cover {cover_names[0]} "
+        f"and fins {cell_list(grid, fins[0])}, one with cover {cover_names[1]} and fins "
+        f"{cell_list(grid, fins[1])}; each holds alone, so both eliminate: "
+        f"{elimination_text(grid, gone)}",
+        eliminations=gone,
+        cells=tuple(dict.fromkeys(step.cells + step2.cells)),
+        units=tuple(dict.fromkeys(step.units + step2.units)),
+        digits=step.digits,
+    )
+
+
+def _finned_fish(grid: Candidates, k: int) -> Iterator[tuple]:
+    """(base lines, cover lines, fins, step) of every finned and sashimi fish of size k: k
+    base lines whose places for a digit fall in k cover lines except for some *fins*, all
+    inside one box.
 
     If no fin held the digit, the base lines would form a plain fish and the cover lines
     would lose the digit elsewhere; if a fin holds it, every cell seeing all the fins loses
@@ -180,7 +218,8 @@ def _finned_in(grid, d, k, rows, spots, union, box, box_cols, required, cover):
             if c in cover_cells and c not in base_cells and marks[c, d]
         )
         if gone:
-            yield _finned_step(grid, d + 1, k, rows, cover_lines, spots, covered, fins, gone)
+            step = _finned_step(grid, d + 1, k, rows, cover_lines, spots, covered, fins, gone)
+            yield tuple(rows), tuple(cover_lines), tuple(fins), step
 
 
 def _finned_step(grid, digit, k, rows, cover_lines, spots, covered, fins, gone) -> Step:
