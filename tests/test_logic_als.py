@@ -12,6 +12,7 @@ from solver.geometry import standard
 from solver.logic.als import almost_locked_sets, als_xz, death_blossoms
 from solver.logic.candidates import Candidates
 from solver.logic.sue_de_coq import sue_de_coq
+from tests.test_logic_reglib import needs_library
 
 
 def open_grid(n: int) -> Candidates:
@@ -96,3 +97,18 @@ def test_sue_de_coq_needs_disjoint_line_and_box_digits():
     grid = narrow(open_grid(3), r1c1="1234", r1c2="1234", r1c5="12", r2c1="24")
     cells = {grid.geometry.cell_at[(0, 4)], grid.geometry.cell_at[(1, 0)]}
     assert not any(cells <= set(s.cells) for s in sue_de_coq(grid))
+
+
+@needs_library
+def test_grouped_chains_pass_through_almost_locked_sets():
+    """HoDoKu's grouped AIC "with ALS" (reglib line 1331): the chain needs an ALS as a node;
+    the grouped AIC finds the case's eliminations and names the set, and the same graph
+    without ALS nodes does not find them."""
+    from solver.logic.aic import chain_steps, grouped_aics
+    from tests.test_logic_reglib import library_cases
+
+    case = dict(library_cases())[1331]
+    found = [s for s in grouped_aics(case.grid.copy()) if set(s.eliminations) == case.eliminations]
+    assert found and "=ALS[" in found[0].text
+    plain = chain_steps(case.grid.copy(), "grouped AIC", {"groups": True}, ("ends", "ends2"))
+    assert all(set(s.eliminations) != case.eliminations for s in plain)

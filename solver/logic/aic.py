@@ -9,6 +9,11 @@ still hold the digit ("the digit is somewhere in these cells"). Links between no
 - weak (``-``): not both: the same digit in nodes that see each other, or two digits of
   one cell (every strong link here is also weak).
 
+Grouped chains also pass through *almost locked sets* (N cells of a unit holding N + 1
+digits): if an ALS loses digit x it is locked, so each other digit y is in it. Its x-cells
+and its y-cells are then two nodes with a strong link (``=ALS[...]=``, at least one is
+true; both may be), as HoDoKu's grouped chains "with ALS" use them.
+
 Read as implications on *literals* (node true, node false), a strong link takes "a is
 false" to "b is true" and a weak link takes "a is true" to "b is false", so every walk in
 the literal graph alternates strong and weak links: it *is* an alternating chain. The
@@ -30,7 +35,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -38,6 +43,11 @@ from solver.logic.candidates import Candidates, per_geometry
 from solver.logic.step import Step, cell_list, elimination_text
 
 MAX_LINKS = 20
+# the grouped chains' graph: box-line groups and almost locked sets as nodes
+GROUPED = {"groups": True, "als": True}
+# ALS nodes up to this many cells: HoDoKu's library needs five (94 of its 96 grouped loop and
+# AIC cases with 5, 91 with 4); each size more costs about a third more time a state
+MAX_ALS_CELLS = 5
 
 
 @dataclass
@@ -46,6 +56,9 @@ class Graph:
     strong: set[tuple[int, int]]
     weak: set[tuple[int, int]]
     groups: bool
+    # strong links that hold only through an almost locked set: (a, b) -> the set's cells
+    # and digits (bits), for the sentence and for a continuous loop's eliminations
+    als: dict[tuple[int, int], tuple[tuple[int, ...], int]] = field(default_factory=dict)
 
 
 def _node_index(nodes, key):
@@ -65,6 +78,7 @@ def build_graph(
     conjugates: bool = True,
     bivalue_only: bool = False,
     groups: bool = False,
+    als: bool = False,
 ) -> Graph:
     """The nodes and links of `grid`'s pencil marks, restricted as the technique needs."""
     g = grid.geometry
@@ -93,6 +107,9 @@ def build_graph(
                 link(strong, ids[0], ids[1])
     if groups:
         _add_groups(grid, index)
+    als_links = _add_als(grid, index) if als else {}
+    for a, b in als_links:
+        link(strong, a, b)
     nodes = list(index)
     # weak links on one digit: disjoint nodes whose cells all see each other (cell sets
     # as int bit masks: plain integer work, no BLAS threads on a busy machine)
@@ -119,7 +136,9 @@ def build_graph(
                     if a is not None and b is not None:
                         link(strong, a, b)
                         link(weak, a, b)
-    return Graph(nodes, strong, weak, groups)
+    # a conjugate pair or a two-candidate cell is a stronger reason for the same link
+    als_links = {k: v for k, v in als_links.items() if k not in weak}
+    return Graph(nodes, strong, weak, groups, als_links)
 
 
 def _pairs(places):
@@ -182,6 +201,25 @@ def _add_groups(grid: Candidates, index) -> None:
                 cells = tuple(c for c in common if grid.marks[c, d])
                 if len(cells) >= 2:
                     _node_index(index, (cells, d + 1))
+
+
+def _add_als(grid: Candidates, index) -> dict[tuple[int, int], tuple[tuple[int, ...], int]]:
+    """Nodes for the digits of every almost locked set of two or more cells (one cell is a
+    two-candidate cell, linked already), and the strong links between each two of them."""
+    from solver.logic.als import almost_locked_sets  # als builds on this module's masks
+
+    links: dict[tuple[int, int], tuple[tuple[int, ...], int]] = {}
+    for s in almost_locked_sets(grid):
+        if len(s.cells) < 2 or len(s.cells) > MAX_ALS_CELLS:
+            continue
+        ids = [
+            _node_index(index, (tuple(c for c in s.cells if h >> c & 1), d))
+            for d, h in s.holders.items()
+        ]
+        for i, a in enumerate(ids):
+            for b in ids[i + 1 :]:
+                links.setdefault((min(a, b), max(a, b)), (s.cells, s.digits))
+    return links
 
 
 # -- the search --------------------------------------------------------------------------
@@ -280,10 +318,24 @@ def _node_text(grid: Candidates, node) -> str:
 def chain_text(grid: Candidates, r: Reach, path) -> str:
     n = len(r.graph.nodes)
     parts = []
+    before = None
     for lit, kind in path:
         text = _node_text(grid, r.graph.nodes[lit % n])
+        if kind == "=" and before is not None:
+            kind = _strong_text(grid, r.graph, before % n, lit % n)
         parts.append(f"{kind} {text}" if kind else text)
+        before = lit
     return " ".join(parts)
+
+
+def _strong_text(grid: Candidates, graph: Graph, a: int, b: int) -> str:
+    """The strong link's sign: "=ALS[cells]=" where only an almost locked set makes it."""
+    through = graph.als.get((min(a, b), max(a, b)))
+    if through is None:
+        return "="
+    cells, digits = through
+    symbols = "".join(grid.symbol(d + 1) for d in range(grid.geometry.size) if digits >> d & 1)
+    return f"=ALS[{' '.join(grid.name(c) for c in cells)} ({symbols})]="
 
 
 def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) -> Iterator[tuple]:
@@ -395,10 +447,31 @@ def _continuous_loops(grid: Candidates, r: Reach) -> list[tuple]:
                 gone |= {(int(c), da) for c in np.flatnonzero(seen)}
             elif len(ca) == 1 and ca == cb:
                 gone |= {(ca[0], e) for e in grid.digits_of(ca[0]) if e not in (da, db)}
+        for (a, _), (b, kind) in zip(cycle, cycle[1:], strict=False):
+            through = graph.als.get((min(a % n, b % n), max(a % n, b % n)))
+            if kind == "=" and through is not None:
+                gone |= _locked_rest(grid, through, (nodes[a % n][1], nodes[b % n][1]))
         gone -= inside
         if gone:
             found.append((len(cycle) - 1, i, cycle, (), tuple(sorted(gone)), "cycle"))
     return found
+
+
+def _locked_rest(grid: Candidates, als, ends) -> set[tuple[int, int]]:
+    """In a closed loop exactly one end of each link is true, so an ALS linked on x and y
+    holds just one of them: its other digits are locked in it, and leave every cell
+    outside that sees all of the set's places for them."""
+    cells, digits = als
+    sees = grid.layout.sees
+    gone = set()
+    for d in range(1, grid.geometry.size + 1):
+        if not digits >> (d - 1) & 1 or d in ends:
+            continue
+        places = [c for c in cells if grid.marks[c, d - 1]]
+        seeing = sees[places].all(axis=0) & grid.marks[:, d - 1]
+        seeing[list(cells)] = False
+        gone |= {(int(c), d) for c in np.flatnonzero(seeing)}
+    return gone
 
 
 def _sentence(grid, r, path, start, target, what) -> str:
@@ -491,13 +564,12 @@ def continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
 
 
 def grouped_continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
-    options = {"groups": True}
-    return chain_steps(grid, "grouped continuous nice loop", options, kinds=("cycle",))
+    return chain_steps(grid, "grouped continuous nice loop", GROUPED, kinds=("cycle",))
 
 
 def grouped_aics(grid: Candidates) -> Iterator[Step]:
-    return chain_steps(grid, "grouped AIC", {"groups": True}, kinds=("ends", "ends2"))
+    return chain_steps(grid, "grouped AIC", GROUPED, kinds=("ends", "ends2"))
 
 
 def grouped_nice_loops(grid: Candidates) -> Iterator[Step]:
-    return chain_steps(grid, "grouped nice loop", {"groups": True}, kinds=("loop",))
+    return chain_steps(grid, "grouped nice loop", GROUPED, kinds=("loop",))

@@ -100,13 +100,15 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("XY-chain", xy_chains),
     ("AIC", aics),
     ("nice loop", nice_loops),
+    # an ALS-XZ or ALS-XY-wing is a short chain through almost locked sets: named as such
+    # before the grouped chains, whose graph holds every ALS and would find them as loops
+    ("ALS-XZ", als_xz),
+    ("ALS-XY-wing", als_xy_wings),
     ("grouped AIC", grouped_aics),
     ("grouped nice loop", grouped_nice_loops),
     ("continuous nice loop", continuous_nice_loops),
     ("grouped continuous nice loop", grouped_continuous_nice_loops),
     ("Sue de Coq", sue_de_coq),
-    ("ALS-XZ", als_xz),
-    ("ALS-XY-wing", als_xy_wings),
     ("ALS chain", als_chains),
     ("death blossom", death_blossoms),
     ("unique rectangle", unique_rectangles),
