@@ -27,6 +27,7 @@ import cv2
 import numpy as np
 
 from vision.kinds import weigh_print_against_hand
+from vision.recognise import single_thread_dot
 
 # Odds for print by the closest twin's likeness, interpolated (in log) between these
 # points: 1 (no evidence) up to 0.95, then rising. Each is about half or less of the ratio
@@ -57,7 +58,8 @@ def twin_likeness(images: np.ndarray, digits: np.ndarray | None = None) -> np.nd
     flat = soft.reshape(len(cells), -1)
     flat -= flat.mean(axis=1, keepdims=True)
     flat /= np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
-    likeness = flat @ flat.T
+    # up to 81 x 81 products of 784: a threaded BLAS thrashes on a busy machine (24 ms, not 1)
+    likeness = single_thread_dot(flat, flat.T)
     np.fill_diagonal(likeness, -1.0)
     out[cells] = likeness.max(axis=1)
     return out
