@@ -28,11 +28,14 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
+from solver.geometry import per_geometry
+from solver.logic import fish_kernel as kernel
 from solver.logic.als import _bits_of
-from solver.logic.candidates import Candidates
+from solver.logic.candidates import Candidates, layout
 from solver.logic.fish import FISH_NAMES
 from solver.logic.step import Step, cell_list, elimination_text
 
@@ -92,12 +95,9 @@ def _digit_fish(grid: Candidates, d: int, holding: int, k: int, family: str) -> 
 
 
 def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -> Iterator[tuple]:
-    g = grid.geometry
     kind = grid.layout.kind
     units = [u for u, t in enumerate(kind) if t in ("row", "column", "box")]
-    peers = _peers(grid)
-    unit_bits = [sum(1 << c for c in cells) for cells in g.units]
-    units_of = g.units_of
+    unit_bits = grid.layout.unit_mask
     places = {u: unit_bits[u] & holding for u in units}
     # a base unit with one place is a placed digit in waiting (a hidden single)
     bases = [u for u in units if 2 <= places[u].bit_count() <= k + MAX_FINS]
@@ -105,7 +105,76 @@ def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -
     pools = [(bases, {"row", "column", "box"})]
     if family == "Franken":
         pools = [([u for u in bases if kind[u] in a], b) for a, b in (FRANKEN, FRANKEN[::-1])]
+    if holding.bit_count() <= kernel.MAX_CELLS:
+        found = _compiled_fish(grid, holding, pools, k, family)
+    else:
+        found = _python_fish(grid, holding, places, pools, k, family)
     said: set[frozenset] = set()
+    for base, covers, fins, hits in found:
+        gone = tuple((c, d) for c in _bits_of(hits))
+        if frozenset(gone) in said:
+            continue
+        said.add(frozenset(gone))
+        yield base, covers, fins, gone
+
+
+def _compiled_fish(grid: Candidates, holding: int, pools, k: int, family: str) -> Iterator[tuple]:
+    """`_python_fish`'s answers from `fish_kernel`, over the digit's cells renumbered."""
+    cells = _bits_of(holding)
+    tables = _kernel_tables(grid.geometry)
+    places, peers = kernel.renumbered(
+        np.array(cells, np.int64), tables.unit_cells, tables.peer_cells
+    )
+    cell_units = tables.cell_units[cells]
+    everything = (1 << len(cells)) - 1  # the digit's places, renumbered
+    for pool, allowed in pools:
+        records = kernel.digit_fish(
+            np.array(pool, np.int64),
+            sum(1 << kernel.KIND_CODE[t] for t in allowed),
+            k,
+            places,
+            tables.kinds,
+            cell_units,
+            peers,
+            everything,
+            kernel.FAMILY_CODE[family],
+            MAX_FINS + MAX_ENDO,
+            MAX_ENDO,
+        )
+        for row in records.tolist():
+            fins = sum(1 << cells[i] for i in _bits_of(row[2 * k]))
+            hits = sum(1 << cells[i] for i in _bits_of(row[2 * k + 1]))
+            yield tuple(row[:k]), tuple(row[k : 2 * k]), fins, hits
+
+
+@dataclass(frozen=True)
+class _Tables:
+    kinds: np.ndarray  # kernel kind code of every unit (3: none of row, column, box)
+    cell_units: np.ndarray  # (n_cells, most units of a cell), padded with -1
+    unit_cells: np.ndarray  # (n_units, size)
+    peer_cells: np.ndarray  # (n_cells, most peers of a cell), padded with -1
+
+
+@per_geometry
+def _kernel_tables(geometry) -> _Tables:
+    kinds = np.array([kernel.KIND_CODE.get(t, 3) for t in layout(geometry).kind], np.int64)
+    widest = max(len(us) for us in geometry.units_of)
+    cell_units = np.full((geometry.n_cells, widest), -1, np.int64)
+    for c, us in enumerate(geometry.units_of):
+        cell_units[c, : len(us)] = us
+    most = max(len(ps) for ps in geometry.peers)
+    peer_cells = np.full((geometry.n_cells, most), -1, np.int64)
+    for c, ps in enumerate(geometry.peers):
+        peer_cells[c, : len(ps)] = sorted(ps)
+    return _Tables(kinds, cell_units, np.array(geometry.units, np.int64), peer_cells)
+
+
+def _python_fish(grid: Candidates, holding: int, places, pools, k: int, family: str):
+    """(base, covers, fins, eliminations as a mask) of every fish, before duplicates are
+    dropped: the search for digits with too many cells for `fish_kernel`."""
+    kind = grid.layout.kind
+    units_of = grid.geometry.units_of
+    peers = _peers(grid)
     found = (
         (b, endo, allowed)
         for pool, allowed in pools
@@ -128,13 +197,8 @@ def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -
             hits = cover_mask & ~base_mask
             for f in _bits_of(fins):
                 hits &= peers[f]
-            if not hits:
-                continue
-            gone = tuple((c, d) for c in _bits_of(hits))
-            if frozenset(gone) in said:
-                continue
-            said.add(frozenset(gone))
-            yield tuple(base), covers, fins, gone
+            if hits:
+                yield tuple(base), covers, fins, hits
 
 
 def _peers(grid: Candidates) -> list[int]:
