@@ -128,24 +128,38 @@ def als_graph(grid: Candidates) -> AlsGraph:
         if len(_RECENT) > 4:
             _RECENT.clear()
         sets = almost_locked_sets(grid)
-        links: list[list[tuple[int, int]]] = [[] for _ in sets]
-        by_digit: dict[int, list[int]] = {}
-        for i, s in enumerate(sets):
-            for d in bits(s.digits):
-                by_digit.setdefault(d, []).append(i)
-        for d, members in by_digit.items():
-            for x, i in enumerate(members):
-                a = sets[i]
-                need, where = a.holders[d], a.seen[d]
-                for j in members[x + 1 :]:
-                    b = sets[j]
-                    # b's holders all see a's (so none lies in both sets): the sets may
-                    # share other cells
-                    if b.holders[d] & ~where == 0 and not need & b.mask:
-                        links[i].append((j, d))
-                        links[j].append((i, d))
+        links = _restricted_commons(sets, grid.geometry.n_cells)
         hit = _RECENT[key] = AlsGraph(sets, links, _digit_cells(grid))
     return hit
+
+
+def _restricted_commons(sets: list[Als], n_cells: int) -> list[list[tuple[int, int]]]:
+    """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
+    order they first occur among the sets, then j ascending. For each digit, every pair
+    is tested at once on 64-bit words of cell masks."""
+    links: list[list[tuple[int, int]]] = [[] for _ in sets]
+    by_digit: dict[int, list[int]] = {}
+    for i, s in enumerate(sets):
+        for d in bits(s.digits):
+            by_digit.setdefault(d, []).append(i)
+    for d, members in by_digit.items():
+        if len(members) < 2:
+            continue
+        holders = _words([sets[i].holders[d] for i in members], n_cells)
+        outside = ~_words([sets[i].seen[d] for i in members], n_cells)
+        masks = _words([sets[i].mask for i in members], n_cells)
+        # [a, b]: b's holders all see a's (so none lies in both sets): the sets may share
+        # other cells
+        clash = np.zeros((len(members), len(members)), np.uint64)
+        for w in range(holders.shape[1]):  # word by word: a reduction over 2 words is slow
+            clash |= holders[None, :, w] & outside[:, None, w]
+            clash |= holders[:, None, w] & masks[None, :, w]
+        joined = np.triu(clash == 0, 1)
+        joined |= joined.T
+        rows, cols = np.nonzero(joined)
+        for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
+            links[members[a]].append((members[b], d))
+    return links
 
 
 def _digit_cells(grid: Candidates) -> list[int]:
