@@ -276,19 +276,16 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
     useful = _useful_ends(grid, g)
     states = [(i, d) for i, s in enumerate(g.sets) for d in bits(s.digits)]
     index = {st: k for k, st in enumerate(states)}
-    # walk edges: (i, t) -> (j, x) for a link i -x- j with x != t
-    edges = [(index[(i, t)], index[(j, x)]) for (i, t) in states for j, x in g.links[i] if x != t]
+    src, dst = _walk_edges(g, states, index)
     starts = [
         (first, x1)
         for first in range(n)
         if useful[first].any()
         for x1 in sorted({x for _, x in g.links[first]})
     ]
-    if not starts or not edges:
+    if not starts or not len(src):
         return
     m, w = len(states), -(-len(starts) // 64)
-    src = np.array([a for a, _ in edges], dtype=np.intp)
-    dst = np.array([b for _, b in edges], dtype=np.intp)
     order = np.argsort(dst, kind="stable")
     src, dst = src[order], dst[order]
     targets, first_edge = np.unique(dst, return_index=True)
@@ -306,7 +303,10 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
     start_bit = np.array([1 << (x - 1) for _, x in starts], dtype=np.int64)
     can = useful[start_first[:, None], set_of[None, :]]  # [start, state]
     can &= ~start_bit[:, None] & ~digit_bit[None, :]
-    found = []
+    done: set[frozenset] = set()
+    pairs: set[tuple[int, int, int]] = set()
+    digit_values = 1 << grid.geometry.size
+    # level by level, so that `explain`, which takes the first step, stops early
     for links in range(2, MAX_CHAIN):
         nxt = np.zeros_like(frontier)
         nxt[targets] = np.bitwise_or.reduceat(frontier[src], first_edge, axis=0)
@@ -316,24 +316,44 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
             continue
         reached = np.unpackbits(frontier.view(np.uint8), axis=1, bitorder="little")
         reached = reached[:, : len(starts)].astype(bool).T  # [start, state]
-        for r, st in zip(*np.nonzero(reached & (can != 0)), strict=True):
-            found.append((links, int(r), int(st), int(can[r, st])))
-    done: set[frozenset] = set()
-    pairs: set[tuple[int, int, int]] = set()
-    for links, r, st, shared in found:
-        first, x1 = starts[r]
-        if (first, states[st][0], shared) in pairs:
-            continue
-        pairs.add((first, states[st][0], shared))
-        a, end = g.sets[first], g.sets[states[st][0]]
-        gone = tuple(e for z in bits(shared) for e in _targets(g, z, a, end))
-        key = frozenset(gone)
-        if not gone or key in done:
-            continue
-        done.add(key)
-        walk = _walk_back(levels[:links], src, dst, r, st, states)
-        chain = [a] + [g.sets[i] for i, _ in walk]
-        yield _chain_step(grid, chain, [d for _, d in walk], bits(shared), gone)
+        hit_start, hit_state = np.nonzero(reached & (can != 0))
+        hit_shared = can[hit_start, hit_state]
+        hit_end = set_of[hit_state]
+        # one walk for each (first set, last set, digits): the first found
+        key = (start_first[hit_start] * n + hit_end) * digit_values + hit_shared
+        firsts = np.sort(np.unique(key, return_index=True)[1]).tolist()
+        for h in firsts:
+            r, st, shared = int(hit_start[h]), int(hit_state[h]), int(hit_shared[h])
+            first, last = starts[r][0], int(hit_end[h])
+            if (first, last, shared) in pairs:
+                continue
+            pairs.add((first, last, shared))
+            a, end = g.sets[first], g.sets[last]
+            gone = tuple(e for z in bits(shared) for e in _targets(g, z, a, end))
+            if not gone or frozenset(gone) in done:
+                continue
+            done.add(frozenset(gone))
+            walk = _walk_back(levels[:links], src, dst, r, st, states)
+            chain = [a] + [g.sets[i] for i, _ in walk]
+            yield _chain_step(grid, chain, [d for _, d in walk], bits(shared), gone)
+
+
+def _walk_edges(g: AlsGraph, states, index) -> tuple[np.ndarray, np.ndarray]:
+    """(from, to) state numbers of every walk edge (i, t) -> (j, x), for a link i -x- j
+    with x != t: by state, then in the order of i's links."""
+    link_digit = np.array([x for out in g.links for _, x in out], dtype=np.intp)
+    link_to = np.array([index[link] for out in g.links for link in out], dtype=np.intp)
+    per_set = np.array([len(out) for out in g.links], dtype=np.intp)
+    first_link = np.concatenate(([0], np.cumsum(per_set)[:-1]))
+    state_set = np.array([i for i, _ in states], dtype=np.intp)
+    state_digit = np.array([t for _, t in states], dtype=np.intp)
+    # every (state, link of its set), state by state
+    repeats = per_set[state_set]
+    state = np.repeat(np.arange(len(states)), repeats)
+    offset = np.arange(len(state)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    link = first_link[state_set[state]] + offset
+    keep = link_digit[link] != state_digit[state]
+    return state[keep], link_to[link[keep]]
 
 
 def _walk_back(levels, src, dst, r, st, states) -> list[tuple[int, int]]:
@@ -368,8 +388,10 @@ def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
             continue
         seen = _words([g.sets[i].seen[d] & ~g.sets[i].mask for i in members], n_cells)
         holding = seen & _words([g.holding[d - 1]], n_cells)[0]
-        hit = (holding[:, None, :] & seen[None, :, :]).any(axis=2)
-        useful[np.ix_(members, members)] |= hit.astype(np.int64) << (d - 1)
+        common = np.zeros((len(members), len(members)), np.uint64)
+        for w in range(seen.shape[1]):  # word by word: a reduction over 2 words is slow
+            common |= holding[:, None, w] & seen[None, :, w]
+        useful[np.ix_(members, members)] |= (common != 0).astype(np.int64) << (d - 1)
     return useful
 
 
