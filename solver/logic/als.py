@@ -115,6 +115,7 @@ class AlsGraph:
     sets: list[Als]
     links: list[list[tuple[int, int]]]  # i -> [(j, restricted common digit)]
     holding: list[int]  # digit - 1 -> the cells still holding it (bits)
+    useful: np.ndarray | None = None  # `_useful_ends`, once a finder needs it
 
 
 _RECENT: dict[tuple, AlsGraph] = {}
@@ -186,6 +187,7 @@ def _describe(grid: Candidates, s: Als) -> str:
 
 def als_xz(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
+    useful = _useful_ends(grid, g)
     for i, a in enumerate(g.sets):
         by_other: dict[int, list[int]] = {}
         for j, d in g.links[i]:
@@ -193,6 +195,8 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
                 by_other.setdefault(j, []).append(d)
         for j, xs in by_other.items():
             b = g.sets[j]
+            if len(xs) == 1 and not useful[i, j] & a.digits & b.digits & ~(1 << (xs[0] - 1)):
+                continue  # singly linked, and no cell sees all of a shared digit
             gone: set[tuple[int, int]] = set()
             for z in bits(a.digits & b.digits):
                 if z not in xs or len(xs) > 1:
@@ -230,16 +234,22 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
 
 def als_xy_wings(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
+    useful = _useful_ends(grid, g)
+    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
     said: set[frozenset] = set()
     for c, pivot in enumerate(g.sets):
-        links = g.links[c]
-        for (i, x), (j, y) in ((p, q) for p in links for q in links):
-            if i >= j or x == y:
-                continue
+        if not g.links[c]:
+            continue
+        ends = np.array([j for j, _ in g.links[c]], dtype=np.intp)
+        join = np.array([1 << (x - 1) for _, x in g.links[c]], dtype=np.int64)
+        # [p, q]: digits of both ends, not their links', that a cell could lose
+        maybe = digits[ends][:, None] & digits[ends][None, :] & useful[np.ix_(ends, ends)]
+        maybe &= ~join[:, None] & ~join[None, :]
+        maybe[(ends[:, None] >= ends[None, :]) | (join[:, None] == join[None, :])] = 0
+        for p, q in zip(*np.nonzero(maybe), strict=True):
+            (i, x), (j, y) = g.links[c][p], g.links[c][q]
             a, b = g.sets[i], g.sets[j]
             shared = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
-            if not shared:
-                continue
             outside = ~(a.mask | b.mask | pivot.mask)
             gone = tuple(
                 (cell, z)
@@ -378,8 +388,11 @@ def _words(masks: list[int], n_cells: int) -> np.ndarray:
 
 def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
     """useful[i, j]: the digits z (as bits) for which some cell holding z sees every z of
-    sets i and j (outside both): what a chain from i to j could eliminate. (Word-wise
-    AND, not a matrix product: BLAS threads stall on a busy machine.)"""
+    sets i and j (outside both): what a chain from i to j could eliminate, and exactly
+    the digits z with `_targets(g, z, i, j)`. (Word-wise AND, not a matrix product: BLAS
+    threads stall on a busy machine.) Kept in the graph for the state's other finders."""
+    if g.useful is not None:
+        return g.useful
     n, n_cells = len(g.sets), grid.geometry.n_cells
     useful = np.zeros((n, n), dtype=np.int64)
     for d in range(1, grid.geometry.size + 1):
@@ -392,6 +405,7 @@ def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
         for w in range(seen.shape[1]):  # word by word: a reduction over 2 words is slow
             common |= holding[:, None, w] & seen[None, :, w]
         useful[np.ix_(members, members)] |= (common != 0).astype(np.int64) << (d - 1)
+    g.useful = useful
     return useful
 
 
