@@ -13,15 +13,17 @@ instead, so only cover cells that also see every fin lose the digit.
 - *mutant*: any other mix of rows, columns and boxes.
 
 (Plain rows-against-columns fish are `fish.py`'s.) `complex_fish(grid, k, "mutant")` finds
-mutant fish too, but it is not among the techniques yet: in pure Python, searched afresh,
-a mutant swordfish search costs about 0.3 s of CPU a state and a jellyfish 1.25 s (10
-random states of HoDoKu's library; the Franken X-wing to jellyfish together 0.5 s). It
-finds every finned mutant jellyfish (code 0362, four base units) and squirmbag (0363) of
-that library. The search picks base units with
-disjoint places, then covers the base places one cell at a time: the first uncovered cell
-is covered by one of its own units, or called a fin; so it only ever tries units that
-matter. Needs rows, columns and boxes (read from the unit names); diagonals take no
-part. Boards above 9x9 are not searched (`MAX_SIZE`): their base sets run into millions.
+mutant fish too, but it is not among the techniques yet: every finned mutant jellyfish
+(code 0362, four base units) and squirmbag (0363) of HoDoKu's library, at about 8 ms of CPU
+a state for a mutant swordfish and 35 ms for a jellyfish, searched afresh (the Franken
+X-wing to jellyfish together about 17 ms; states of four `top1465` explanations). The
+search picks base units with disjoint places, then covers the base places one cell at a
+time: the first uncovered cell is covered by one of its own units, or called a fin; so it
+only ever tries units that matter. It runs compiled (`fish_kernel`, the same search over
+the digit's own cells numbered 0..n-1, about ten times faster than in Python); the Python
+search stays for a digit with more than 62 places. Needs rows, columns and boxes (read from
+the unit names); diagonals take no part. Boards above 9x9 are not searched (`MAX_SIZE`):
+their base sets run into millions.
 """
 
 from __future__ import annotations
