@@ -72,27 +72,13 @@ def _emit(out, n_out, base, covers, fins, hits, k):
 
 
 @njit(cache=True)
-def _covers(
-    base,
-    base_mask,
-    endo,
-    k,
-    places,
-    kinds,
-    cell_units,
-    peers,
-    allowed,
-    holding,
-    family,
-    max_fins,
-    out,
-    n_out,
-    frames,
-    covers,
-):
+def _covers(base, base_mask, endo, k, tables, allowed, holding, family, max_fins, out, n_out):
     """Every way to cover the base places with k units of the `allowed` kinds (a bit per
     kind), none a base unit, and a few fins: the first uncovered cell is covered by one of
-    its units or called a fin (only while some cell outside the base sees every fin)."""
+    its units or called a fin (only while some cell outside the base sees every fin).
+    `tables` holds the digit's (places, kinds, cell_units, peers) and the search's scratch
+    arrays (frames, covers)."""
+    places, kinds, cell_units, peers, frames, covers = tables
     near = holding & ~base_mask
     e = endo
     while e:
@@ -183,6 +169,7 @@ def digit_fish(
     # the cover search's stack: (covered, fins, near, cell, next option, covers) a level
     frames = np.zeros((6, k + max_fins + 2), np.int64)
     covers = np.zeros(k, np.int64)
+    tables = (places, kinds, cell_units, peers, frames, covers)
     depth = 0
     idx[0] = -1
     while depth >= 0:
@@ -200,22 +187,7 @@ def digit_fish(
             for i in range(k):
                 base[i] = pool[idx[i]]
             out, n_out = _covers(
-                base,
-                unions[k],
-                shared,
-                k,
-                places,
-                kinds,
-                cell_units,
-                peers,
-                allowed,
-                holding,
-                family,
-                max_fins,
-                out,
-                n_out,
-                frames,
-                covers,
+                base, unions[k], shared, k, tables, allowed, holding, family, max_fins, out, n_out
             )
             continue
         depth += 1
