@@ -115,6 +115,7 @@ class AlsGraph:
     sets: list[Als]
     links: list[list[tuple[int, int]]]  # i -> [(j, restricted common digit)]
     holding: list[int]  # digit - 1 -> the cells still holding it (bits)
+    useful: np.ndarray | None = None  # `_useful_ends`, once a finder needs it
 
 
 _RECENT: dict[tuple, AlsGraph] = {}
@@ -128,24 +129,38 @@ def als_graph(grid: Candidates) -> AlsGraph:
         if len(_RECENT) > 4:
             _RECENT.clear()
         sets = almost_locked_sets(grid)
-        links: list[list[tuple[int, int]]] = [[] for _ in sets]
-        by_digit: dict[int, list[int]] = {}
-        for i, s in enumerate(sets):
-            for d in bits(s.digits):
-                by_digit.setdefault(d, []).append(i)
-        for d, members in by_digit.items():
-            for x, i in enumerate(members):
-                a = sets[i]
-                need, where = a.holders[d], a.seen[d]
-                for j in members[x + 1 :]:
-                    b = sets[j]
-                    # b's holders all see a's (so none lies in both sets): the sets may
-                    # share other cells
-                    if b.holders[d] & ~where == 0 and not need & b.mask:
-                        links[i].append((j, d))
-                        links[j].append((i, d))
+        links = _restricted_commons(sets, grid.geometry.n_cells)
         hit = _RECENT[key] = AlsGraph(sets, links, _digit_cells(grid))
     return hit
+
+
+def _restricted_commons(sets: list[Als], n_cells: int) -> list[list[tuple[int, int]]]:
+    """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
+    order they first occur among the sets, then j ascending. For each digit, every pair
+    is tested at once on 64-bit words of cell masks."""
+    links: list[list[tuple[int, int]]] = [[] for _ in sets]
+    by_digit: dict[int, list[int]] = {}
+    for i, s in enumerate(sets):
+        for d in bits(s.digits):
+            by_digit.setdefault(d, []).append(i)
+    for d, members in by_digit.items():
+        if len(members) < 2:
+            continue
+        holders = _words([sets[i].holders[d] for i in members], n_cells)
+        outside = ~_words([sets[i].seen[d] for i in members], n_cells)
+        masks = _words([sets[i].mask for i in members], n_cells)
+        # [a, b]: b's holders all see a's (so none lies in both sets): the sets may share
+        # other cells
+        clash = np.zeros((len(members), len(members)), np.uint64)
+        for w in range(holders.shape[1]):  # word by word: a reduction over 2 words is slow
+            clash |= holders[None, :, w] & outside[:, None, w]
+            clash |= holders[:, None, w] & masks[None, :, w]
+        joined = np.triu(clash == 0, 1)
+        joined |= joined.T
+        rows, cols = np.nonzero(joined)
+        for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
+            links[members[a]].append((members[b], d))
+    return links
 
 
 def _digit_cells(grid: Candidates) -> list[int]:
@@ -172,6 +187,7 @@ def _describe(grid: Candidates, s: Als) -> str:
 
 def als_xz(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
+    useful = _useful_ends(grid, g)
     for i, a in enumerate(g.sets):
         by_other: dict[int, list[int]] = {}
         for j, d in g.links[i]:
@@ -179,6 +195,8 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
                 by_other.setdefault(j, []).append(d)
         for j, xs in by_other.items():
             b = g.sets[j]
+            if len(xs) == 1 and not useful[i, j] & a.digits & b.digits & ~(1 << (xs[0] - 1)):
+                continue  # singly linked, and no cell sees all of a shared digit
             gone: set[tuple[int, int]] = set()
             for z in bits(a.digits & b.digits):
                 if z not in xs or len(xs) > 1:
@@ -216,16 +234,22 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
 
 def als_xy_wings(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
+    useful = _useful_ends(grid, g)
+    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
     said: set[frozenset] = set()
     for c, pivot in enumerate(g.sets):
-        links = g.links[c]
-        for (i, x), (j, y) in ((p, q) for p in links for q in links):
-            if i >= j or x == y:
-                continue
+        if not g.links[c]:
+            continue
+        ends = np.array([j for j, _ in g.links[c]], dtype=np.intp)
+        join = np.array([1 << (x - 1) for _, x in g.links[c]], dtype=np.int64)
+        # [p, q]: digits of both ends, not their links', that a cell could lose
+        maybe = digits[ends][:, None] & digits[ends][None, :] & useful[np.ix_(ends, ends)]
+        maybe &= ~join[:, None] & ~join[None, :]
+        maybe[(ends[:, None] >= ends[None, :]) | (join[:, None] == join[None, :])] = 0
+        for p, q in zip(*np.nonzero(maybe), strict=True):
+            (i, x), (j, y) = g.links[c][p], g.links[c][q]
             a, b = g.sets[i], g.sets[j]
             shared = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
-            if not shared:
-                continue
             outside = ~(a.mask | b.mask | pivot.mask)
             gone = tuple(
                 (cell, z)
@@ -262,19 +286,16 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
     useful = _useful_ends(grid, g)
     states = [(i, d) for i, s in enumerate(g.sets) for d in bits(s.digits)]
     index = {st: k for k, st in enumerate(states)}
-    # walk edges: (i, t) -> (j, x) for a link i -x- j with x != t
-    edges = [(index[(i, t)], index[(j, x)]) for (i, t) in states for j, x in g.links[i] if x != t]
+    src, dst = _walk_edges(g, states, index)
     starts = [
         (first, x1)
         for first in range(n)
         if useful[first].any()
         for x1 in sorted({x for _, x in g.links[first]})
     ]
-    if not starts or not edges:
+    if not starts or not len(src):
         return
     m, w = len(states), -(-len(starts) // 64)
-    src = np.array([a for a, _ in edges], dtype=np.intp)
-    dst = np.array([b for _, b in edges], dtype=np.intp)
     order = np.argsort(dst, kind="stable")
     src, dst = src[order], dst[order]
     targets, first_edge = np.unique(dst, return_index=True)
@@ -292,7 +313,10 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
     start_bit = np.array([1 << (x - 1) for _, x in starts], dtype=np.int64)
     can = useful[start_first[:, None], set_of[None, :]]  # [start, state]
     can &= ~start_bit[:, None] & ~digit_bit[None, :]
-    found = []
+    done: set[frozenset] = set()
+    pairs: set[tuple[int, int, int]] = set()
+    digit_values = 1 << grid.geometry.size
+    # level by level, so that `explain`, which takes the first step, stops early
     for links in range(2, MAX_CHAIN):
         nxt = np.zeros_like(frontier)
         nxt[targets] = np.bitwise_or.reduceat(frontier[src], first_edge, axis=0)
@@ -302,24 +326,44 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
             continue
         reached = np.unpackbits(frontier.view(np.uint8), axis=1, bitorder="little")
         reached = reached[:, : len(starts)].astype(bool).T  # [start, state]
-        for r, st in zip(*np.nonzero(reached & (can != 0)), strict=True):
-            found.append((links, int(r), int(st), int(can[r, st])))
-    done: set[frozenset] = set()
-    pairs: set[tuple[int, int, int]] = set()
-    for links, r, st, shared in found:
-        first, x1 = starts[r]
-        if (first, states[st][0], shared) in pairs:
-            continue
-        pairs.add((first, states[st][0], shared))
-        a, end = g.sets[first], g.sets[states[st][0]]
-        gone = tuple(e for z in bits(shared) for e in _targets(g, z, a, end))
-        key = frozenset(gone)
-        if not gone or key in done:
-            continue
-        done.add(key)
-        walk = _walk_back(levels[:links], src, dst, r, st, states)
-        chain = [a] + [g.sets[i] for i, _ in walk]
-        yield _chain_step(grid, chain, [d for _, d in walk], bits(shared), gone)
+        hit_start, hit_state = np.nonzero(reached & (can != 0))
+        hit_shared = can[hit_start, hit_state]
+        hit_end = set_of[hit_state]
+        # one walk for each (first set, last set, digits): the first found
+        key = (start_first[hit_start] * n + hit_end) * digit_values + hit_shared
+        firsts = np.sort(np.unique(key, return_index=True)[1]).tolist()
+        for h in firsts:
+            r, st, shared = int(hit_start[h]), int(hit_state[h]), int(hit_shared[h])
+            first, last = starts[r][0], int(hit_end[h])
+            if (first, last, shared) in pairs:
+                continue
+            pairs.add((first, last, shared))
+            a, end = g.sets[first], g.sets[last]
+            gone = tuple(e for z in bits(shared) for e in _targets(g, z, a, end))
+            if not gone or frozenset(gone) in done:
+                continue
+            done.add(frozenset(gone))
+            walk = _walk_back(levels[:links], src, dst, r, st, states)
+            chain = [a] + [g.sets[i] for i, _ in walk]
+            yield _chain_step(grid, chain, [d for _, d in walk], bits(shared), gone)
+
+
+def _walk_edges(g: AlsGraph, states, index) -> tuple[np.ndarray, np.ndarray]:
+    """(from, to) state numbers of every walk edge (i, t) -> (j, x), for a link i -x- j
+    with x != t: by state, then in the order of i's links."""
+    link_digit = np.array([x for out in g.links for _, x in out], dtype=np.intp)
+    link_to = np.array([index[link] for out in g.links for link in out], dtype=np.intp)
+    per_set = np.array([len(out) for out in g.links], dtype=np.intp)
+    first_link = np.concatenate(([0], np.cumsum(per_set)[:-1]))
+    state_set = np.array([i for i, _ in states], dtype=np.intp)
+    state_digit = np.array([t for _, t in states], dtype=np.intp)
+    # every (state, link of its set), state by state
+    repeats = per_set[state_set]
+    state = np.repeat(np.arange(len(states)), repeats)
+    offset = np.arange(len(state)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
+    link = first_link[state_set[state]] + offset
+    keep = link_digit[link] != state_digit[state]
+    return state[keep], link_to[link[keep]]
 
 
 def _walk_back(levels, src, dst, r, st, states) -> list[tuple[int, int]]:
@@ -344,8 +388,11 @@ def _words(masks: list[int], n_cells: int) -> np.ndarray:
 
 def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
     """useful[i, j]: the digits z (as bits) for which some cell holding z sees every z of
-    sets i and j (outside both): what a chain from i to j could eliminate. (Word-wise
-    AND, not a matrix product: BLAS threads stall on a busy machine.)"""
+    sets i and j (outside both): what a chain from i to j could eliminate, and exactly
+    the digits z with `_targets(g, z, i, j)`. (Word-wise AND, not a matrix product: BLAS
+    threads stall on a busy machine.) Kept in the graph for the state's other finders."""
+    if g.useful is not None:
+        return g.useful
     n, n_cells = len(g.sets), grid.geometry.n_cells
     useful = np.zeros((n, n), dtype=np.int64)
     for d in range(1, grid.geometry.size + 1):
@@ -354,8 +401,11 @@ def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
             continue
         seen = _words([g.sets[i].seen[d] & ~g.sets[i].mask for i in members], n_cells)
         holding = seen & _words([g.holding[d - 1]], n_cells)[0]
-        hit = (holding[:, None, :] & seen[None, :, :]).any(axis=2)
-        useful[np.ix_(members, members)] |= hit.astype(np.int64) << (d - 1)
+        common = np.zeros((len(members), len(members)), np.uint64)
+        for w in range(seen.shape[1]):  # word by word: a reduction over 2 words is slow
+            common |= holding[:, None, w] & seen[None, :, w]
+        useful[np.ix_(members, members)] |= (common != 0).astype(np.int64) << (d - 1)
+    g.useful = useful
     return useful
 
 
@@ -379,22 +429,15 @@ def _chain_step(grid, chain, joins, zs, gone) -> Step:
 def death_blossoms(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
     masks = digit_masks(grid)
-    peers = _peer_masks(grid.geometry)
     sets = g.sets
+    petals_of = _petal_finder(grid, g)
     for stem in grid.empty_cells().tolist():
         digits = bits(masks[stem])
         if not 2 <= len(digits) <= 4:
             continue
         # petals for each stem digit: sets (not holding the stem) whose places for it all
         # see the stem
-        petals = {
-            d: [
-                i
-                for i, s in enumerate(sets)
-                if not s.mask >> stem & 1 and d in s.holders and s.holders[d] & ~peers[stem] == 0
-            ]
-            for d in digits
-        }
+        petals = {d: petals_of(d, stem) for d in digits}
         if not all(petals.values()):
             continue
         shared = -1
@@ -431,6 +474,27 @@ def death_blossoms(grid: Candidates) -> Iterator[Step]:
                 cells=(stem, *(c for s in chosen for c in s.cells)),
                 digits=tuple(dict.fromkeys((*digits, *zs))),
             )
+
+
+def _petal_finder(grid: Candidates, g: AlsGraph):
+    """petals_of(d, stem): the sets, in order, not holding the stem whose places for d all
+    see it (tested on 64-bit words, every set at once)."""
+    n_cells = grid.geometry.n_cells
+    peer_words = _words(_peer_masks(grid.geometry), n_cells)
+    mask_words = _words([s.mask for s in g.sets], n_cells)
+    by_digit: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def petals_of(d: int, stem: int) -> list[int]:
+        if d not in by_digit:
+            members = np.array([i for i, s in enumerate(g.sets) if d in s.holders], np.intp)
+            by_digit[d] = members, _words([g.sets[i].holders[d] for i in members], n_cells)
+        members, holders = by_digit[d]
+        word, bit = divmod(stem, 64)
+        ok = (mask_words[members, word] >> np.uint64(bit) & np.uint64(1)) == 0
+        ok &= ~(holders & ~peer_words[stem]).any(axis=1)
+        return members[ok].tolist()
+
+    return petals_of
 
 
 def _petals(options, z, hits, chosen):

@@ -13,26 +13,31 @@ instead, so only cover cells that also see every fin lose the digit.
 - *mutant*: any other mix of rows, columns and boxes.
 
 (Plain rows-against-columns fish are `fish.py`'s.) `complex_fish(grid, k, "mutant")` finds
-mutant fish too, but it is not among the techniques yet: in pure Python, searched afresh,
-a mutant swordfish search costs about 0.3 s of CPU a state and a jellyfish 1.25 s (10
-random states of HoDoKu's library; the Franken X-wing to jellyfish together 0.5 s). It
-finds every finned mutant jellyfish (code 0362, four base units) and squirmbag (0363) of
-that library. The search picks base units with
-disjoint places, then covers the base places one cell at a time: the first uncovered cell
-is covered by one of its own units, or called a fin; so it only ever tries units that
-matter. Needs rows, columns and boxes (read from the unit names); diagonals take no
-part. Boards above 9x9 are not searched (`MAX_SIZE`): their base sets run into millions.
+mutant fish too, but it is not among the techniques yet: every finned mutant jellyfish
+(code 0362, four base units) and squirmbag (0363) of HoDoKu's library, at about 8 ms of CPU
+a state for a mutant swordfish and 35 ms for a jellyfish, searched afresh (the Franken
+X-wing to jellyfish together about 17 ms; states of four `top1465` explanations). The
+search picks base units with disjoint places, then covers the base places one cell at a
+time: the first uncovered cell is covered by one of its own units, or called a fin; so it
+only ever tries units that matter. It runs compiled (`fish_kernel`, the same search over
+the digit's own cells numbered 0..n-1, about ten times faster than in Python); the Python
+search stays for a digit with more than 62 places. Needs rows, columns and boxes (read from
+the unit names); diagonals take no part. Boards above 9x9 are not searched (`MAX_SIZE`):
+their base sets run into millions.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
+from solver.geometry import per_geometry
+from solver.logic import fish_kernel as kernel
 from solver.logic.als import _bits_of
-from solver.logic.candidates import Candidates
+from solver.logic.candidates import Candidates, layout
 from solver.logic.fish import FISH_NAMES
 from solver.logic.step import Step, cell_list, elimination_text
 
@@ -92,12 +97,9 @@ def _digit_fish(grid: Candidates, d: int, holding: int, k: int, family: str) -> 
 
 
 def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -> Iterator[tuple]:
-    g = grid.geometry
     kind = grid.layout.kind
     units = [u for u, t in enumerate(kind) if t in ("row", "column", "box")]
-    peers = _peers(grid)
-    unit_bits = [sum(1 << c for c in cells) for cells in g.units]
-    units_of = g.units_of
+    unit_bits = grid.layout.unit_mask
     places = {u: unit_bits[u] & holding for u in units}
     # a base unit with one place is a placed digit in waiting (a hidden single)
     bases = [u for u in units if 2 <= places[u].bit_count() <= k + MAX_FINS]
@@ -105,7 +107,76 @@ def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -
     pools = [(bases, {"row", "column", "box"})]
     if family == "Franken":
         pools = [([u for u in bases if kind[u] in a], b) for a, b in (FRANKEN, FRANKEN[::-1])]
+    if holding.bit_count() <= kernel.MAX_CELLS:
+        found = _compiled_fish(grid, holding, pools, k, family)
+    else:
+        found = _python_fish(grid, holding, places, pools, k, family)
     said: set[frozenset] = set()
+    for base, covers, fins, hits in found:
+        gone = tuple((c, d) for c in _bits_of(hits))
+        if frozenset(gone) in said:
+            continue
+        said.add(frozenset(gone))
+        yield base, covers, fins, gone
+
+
+def _compiled_fish(grid: Candidates, holding: int, pools, k: int, family: str) -> Iterator[tuple]:
+    """`_python_fish`'s answers from `fish_kernel`, over the digit's cells renumbered."""
+    cells = _bits_of(holding)
+    tables = _kernel_tables(grid.geometry)
+    places, peers = kernel.renumbered(
+        np.array(cells, np.int64), tables.unit_cells, tables.peer_cells
+    )
+    cell_units = tables.cell_units[cells]
+    everything = (1 << len(cells)) - 1  # the digit's places, renumbered
+    for pool, allowed in pools:
+        records = kernel.digit_fish(
+            np.array(pool, np.int64),
+            sum(1 << kernel.KIND_CODE[t] for t in allowed),
+            k,
+            places,
+            tables.kinds,
+            cell_units,
+            peers,
+            everything,
+            kernel.FAMILY_CODE[family],
+            MAX_FINS + MAX_ENDO,
+            MAX_ENDO,
+        )
+        for row in records.tolist():
+            fins = sum(1 << cells[i] for i in _bits_of(row[2 * k]))
+            hits = sum(1 << cells[i] for i in _bits_of(row[2 * k + 1]))
+            yield tuple(row[:k]), tuple(row[k : 2 * k]), fins, hits
+
+
+@dataclass(frozen=True)
+class _Tables:
+    kinds: np.ndarray  # kernel kind code of every unit (3: none of row, column, box)
+    cell_units: np.ndarray  # (n_cells, most units of a cell), padded with -1
+    unit_cells: np.ndarray  # (n_units, size)
+    peer_cells: np.ndarray  # (n_cells, most peers of a cell), padded with -1
+
+
+@per_geometry
+def _kernel_tables(geometry) -> _Tables:
+    kinds = np.array([kernel.KIND_CODE.get(t, 3) for t in layout(geometry).kind], np.int64)
+    widest = max(len(us) for us in geometry.units_of)
+    cell_units = np.full((geometry.n_cells, widest), -1, np.int64)
+    for c, us in enumerate(geometry.units_of):
+        cell_units[c, : len(us)] = us
+    most = max(len(ps) for ps in geometry.peers)
+    peer_cells = np.full((geometry.n_cells, most), -1, np.int64)
+    for c, ps in enumerate(geometry.peers):
+        peer_cells[c, : len(ps)] = sorted(ps)
+    return _Tables(kinds, cell_units, np.array(geometry.units, np.int64), peer_cells)
+
+
+def _python_fish(grid: Candidates, holding: int, places, pools, k: int, family: str):
+    """(base, covers, fins, eliminations as a mask) of every fish, before duplicates are
+    dropped: the search for digits with too many cells for `fish_kernel`."""
+    kind = grid.layout.kind
+    units_of = grid.geometry.units_of
+    peers = _peers(grid)
     found = (
         (b, endo, allowed)
         for pool, allowed in pools
@@ -128,13 +199,8 @@ def _search_digit(grid: Candidates, d: int, holding: int, k: int, family: str) -
             hits = cover_mask & ~base_mask
             for f in _bits_of(fins):
                 hits &= peers[f]
-            if not hits:
-                continue
-            gone = tuple((c, d) for c in _bits_of(hits))
-            if frozenset(gone) in said:
-                continue
-            said.add(frozenset(gone))
-            yield tuple(base), covers, fins, gone
+            if hits:
+                yield tuple(base), covers, fins, hits
 
 
 def _peers(grid: Candidates) -> list[int]:

@@ -331,14 +331,16 @@ def bug_plus_one(grid: Candidates) -> Iterator[Step]:
 
 def _solver_rectangles(grid: Candidates) -> Iterator[tuple[int, int, int, int]]:
     """Deadly-shaped corners (a, b, c, d): b shares a's row, c its column, d is opposite;
-    none of them a given. Each rectangle once per corner order used by the callers."""
+    none of them a given, a placed and b or c placed (both types of avoidable rectangle
+    start from a placed corner beside another). Each rectangle once per corner order used
+    by the callers."""
     g = grid.geometry
     if grid.given is None:
         return  # without knowing the givens, a placed digit may be a given: no deduction
-    given = grid.given
+    given, values = grid.given, grid.values
     pos, at = g.positions, g.cell_at
     for a in range(g.n_cells):
-        if given[a]:
+        if given[a] or not values[a]:
             continue
         r1, c1 = pos[a]
         for r2 in range(g.rows):
@@ -347,6 +349,8 @@ def _solver_rectangles(grid: Candidates) -> Iterator[tuple[int, int, int, int]]:
                     continue
                 b, c, d = at.get((r1, c2)), at.get((r2, c1)), at.get((r2, c2))
                 if None in (b, c, d) or given[b] or given[c] or given[d]:
+                    continue
+                if not values[b] and not values[c]:
                     continue
                 if _deadly(grid, (a, b, c, d)):
                     yield a, b, c, d
