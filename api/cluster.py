@@ -71,6 +71,9 @@ CHUNK = 4
 SCHEDULER_MEMORY = {
     "distributed.admin.low-level-log-length": 100,
     "distributed.diagnostics.computations.max-history": 10,
+    # the system monitor's samples (CPU, memory, I/O; twice a second, for the dashboard):
+    # one minute of them, not Dask's hour, which grows the scheduler for the first hour
+    "distributed.admin.system-monitor.log-length": 120,
 }
 
 
@@ -80,6 +83,10 @@ SCHEDULER_MEMORY = {
 # 17 MB. Clearing it costs one round trip per this many tasks; the cache refills at once for
 # the keys in flight.
 FORGET_KEYS_EVERY = 1000
+# The same clearing also empties what the scheduler's span of the batch (Dask's record of a
+# computation, for its dashboard) notes per `Client.submit`: a `{"type": "Future"}` in the
+# span's list of collections, about 300 bytes a task, never dropped while the span lives, and
+# the span of a rolling window never ends (7.5 MB over 25,000 tasks; `forget_span_collections`).
 
 
 class SchedulerError(ValueError):
@@ -347,8 +354,10 @@ class _Batch:
 
     def forget_keys(self) -> None:
         """Empty Dask's memo of key prefixes on the scheduler and the workers (a cache, so
-        nothing else changes), then hand the memory the finished tasks freed back to the
-        system; a cluster that refuses remote calls keeps both."""
+        nothing else changes) and the repeats in the scheduler's note of what the batch's
+        span computed, then hand the memory the finished tasks freed back to the system; a
+        cluster that refuses remote calls, or whose scheduler cannot import sudoku-lens,
+        keeps all three."""
         with contextlib.suppress(Exception):
             self.client.run_on_scheduler(forget_keys)
             self.client.run(forget_keys)
@@ -387,7 +396,8 @@ class _Batch:
 
 
 def forget_keys(dask_worker=None, dask_scheduler=None) -> None:
-    """In a Dask process: clear `dask.utils.key_split`'s memo and trim the C allocator.
+    """In a Dask process: clear `dask.utils.key_split`'s memo (and, on the scheduler, the
+    repeats in its spans' collections, `forget_span_collections`), and trim the C allocator.
 
     glibc keeps some of the memory freed with finished tasks in its arenas rather than give
     it back; Dask's worker-memory documentation gives `malloc_trim(0)` for that (measured on
@@ -397,8 +407,35 @@ def forget_keys(dask_worker=None, dask_scheduler=None) -> None:
     from dask.utils import key_split
 
     key_split.cache_clear()
+    if dask_scheduler is not None:
+        forget_span_collections(dask_scheduler)
     with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def forget_span_collections(dask_scheduler) -> int:
+    """Keep one of each kind in every span's list of submitted collections; return how many
+    entries were dropped.
+
+    Dask's scheduler appends the kind of collection of every `update_graph` to its span's
+    metadata (``{"type": "Future"}`` for each ``Client.submit``) and keeps the list as long
+    as the span, which lasts while any of its tasks is unfinished: a batch's rolling window
+    keeps one span alive for the whole run, so the list grew by one entry, about 300 bytes,
+    per task. The dashboard shows which kinds a span computed; the repeats say nothing more.
+    """
+    spans = getattr(dask_scheduler, "extensions", {}).get("spans")
+    dropped = 0
+    for span in list(getattr(spans, "spans", {}).values()):
+        collections = (getattr(span, "metadata", None) or {}).get("collections")
+        if not collections or len(collections) < 2:
+            continue
+        kinds = []
+        for kind in collections:
+            if kind not in kinds:
+                kinds.append(kind)
+        dropped += len(collections) - len(kinds)
+        collections[:] = kinds
+    return dropped
 
 
 class _CtrlC(threading.Event):

@@ -115,6 +115,8 @@ distributed:
     worker-saturation: 1.0
   admin:
     low-level-log-length: 100
+    system-monitor:
+      log-length: 120
   diagnostics:
     computations:
       max-history: 10
@@ -393,6 +395,11 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=100_000, help="inputs for the resume run")
     parser.add_argument("--skip-many", action="store_true", help="leave out the --many run")
     args = parser.parse_args()
+    # the command, the scheduler and the workers started here run this checkout's code (the
+    # scheduler imports `api.cluster` for the batch's clearing), not another installed copy
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
+    )
     if not WICHT.is_dir():
         sys.exit(f"needs {WICHT} (../shared)")
     load = os.getloadavg()

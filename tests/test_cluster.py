@@ -241,6 +241,15 @@ def test_a_bad_scheduler_is_a_usage_error(tmp_path, photos):
     assert nowhere.returncode == 2 and "--report" in nowhere.stderr
 
 
+def stub_tasks(folder: Path, n: int) -> list[Task]:
+    """n tiny files that are not photos: tasks that cost the workers nothing."""
+    tasks = []
+    for i in range(n):
+        (folder / f"s{i:02}.jpg").write_bytes(b"not a photo")
+        tasks.append(Task(str(folder / f"s{i:02}.jpg"), None))
+    return tasks
+
+
 def test_a_long_batch_keeps_no_memo_of_its_keys(tmp_path, monkeypatch):
     """Every task has its own key, and Dask memoises each key's prefix on the scheduler and
     the workers; the batch empties that memo as it goes, so it does not grow with the batch."""
@@ -250,10 +259,7 @@ def test_a_long_batch_keeps_no_memo_of_its_keys(tmp_path, monkeypatch):
     from api.cluster import connect, dask_runner
 
     monkeypatch.setattr(cluster, "FORGET_KEYS_EVERY", 5)
-    tasks = []
-    for i in range(40):
-        (tmp_path / f"s{i:02}.jpg").write_bytes(b"not a photo")
-        tasks.append(Task(str(tmp_path / f"s{i:02}.jpg"), None))
+    tasks = stub_tasks(tmp_path, 40)
 
     def memo_sizes(client) -> list[int]:
         on_workers = client.run(lambda: key_split.cache_info().currsize).values()
@@ -266,3 +272,30 @@ def test_a_long_batch_keeps_no_memo_of_its_keys(tmp_path, monkeypatch):
 
     assert len(records) == 40 and {r.status for r in records} == {"not_an_image"}
     assert max(sizes) < 20, sizes  # 40 keys without the clearing
+
+
+def test_a_long_batch_leaves_its_span_and_the_monitor_short(tmp_path, monkeypatch):
+    """Dask's scheduler notes each `Client.submit` in the span of the batch, which a rolling
+    window keeps open for the whole run, and samples the system twice a second for an
+    hour: the batch trims the first as it goes and `local:N` keeps a minute of the second."""
+    from api import cluster
+    from api.cluster import connect, dask_runner
+
+    monkeypatch.setattr(cluster, "FORGET_KEYS_EVERY", 5)
+
+    def span_collections(dask_scheduler=None) -> int:
+        spans = dask_scheduler.extensions["spans"].spans.values()
+        return sum(len((span.metadata or {}).get("collections", [])) for span in spans)
+
+    def monitor_length(dask_scheduler=None) -> int:
+        return max(q.maxlen for q in dask_scheduler.monitor.quantities.values())
+
+    with connect("local:2") as client:
+        runner = dask_runner(client, window=4, chunk=1)
+        records = list(runner(iter(stub_tasks(tmp_path, 40)), Settings()))
+        collections = client.run_on_scheduler(span_collections)
+        samples = client.run_on_scheduler(monitor_length)
+
+    assert len(records) == 40 and {r.status for r in records} == {"not_an_image"}
+    assert collections < 10, collections  # one per task, 40, without the trimming
+    assert samples <= 120, samples  # 7,200 by Dask's default
