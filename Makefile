@@ -74,7 +74,7 @@ $(INSTALLED_DEV): pyproject.toml $(INSTALLED)
 	$(BIN)/python -m pip install -q -e '.[dev,dask]'
 	@touch $@
 
-$(COMPILED): $(INSTALLED) $(wildcard solver/*.py)
+$(COMPILED): $(INSTALLED) $(wildcard solver/*.py solver/logic/*_kernel.py)
 	@echo "compiling the solver once (about 15 s)"
 	$(BIN)/python -c "from solver.many import compile_all; print(f'{compile_all():.1f} s')"
 	@touch $@

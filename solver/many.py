@@ -286,9 +286,11 @@ def compile_all() -> float:
         when they compile (`warm_up` shows the call).
     """
     from solver.fast import count_solutions_81
+    from solver.logic.complex_fish import warm_up as warm_up_fish
 
     start = time.perf_counter()
     warm_up("fast", workers=0)
     warm_up("dlx")
     count_solutions_81(np.zeros(81, np.int8), 2)
+    warm_up_fish()
     return time.perf_counter() - start

@@ -12,10 +12,10 @@ instead, so only cover cells that also see every fin lose the digit.
   boxes against rows and boxes), with at least one box;
 - *mutant*: any other mix of rows, columns and boxes.
 
-(Plain rows-against-columns fish are `fish.py`'s.) `complex_fish(grid, k, "mutant")` finds
-mutant fish too, but it is not among the techniques yet: every finned mutant jellyfish
-(code 0362, four base units) and squirmbag (0363) of HoDoKu's library, at about 8 ms of CPU
-a state for a mutant swordfish and 35 ms for a jellyfish, searched afresh (the Franken
+(Plain rows-against-columns fish are `fish.py`'s.) Mutant fish up to jellyfish are a
+technique of their own, tried after the Franken fish: every finned mutant jellyfish (code
+0362, four base units) of HoDoKu's library is found, at about 8 ms of CPU a state for a
+mutant swordfish and 35 ms for a jellyfish, searched afresh (the Franken
 X-wing to jellyfish together about 17 ms; states of four `top1465` explanations). The
 search picks base units with disjoint places, then covers the base places one cell at a
 time: the first uncovered cell is covered by one of its own units, or called a fin; so it
@@ -294,3 +294,22 @@ def _step(grid, digit, k, family, base, covers, fins, gone) -> Step:
 def franken_fish(grid: Candidates) -> Iterator[Step]:
     for k in (2, 3, 4):
         yield from complex_fish(grid, k, "Franken")
+
+
+def mutant_fish(grid: Candidates) -> Iterator[Step]:
+    """Mutant X-wing to jellyfish (squirmbags and larger stay out: their search is dearer
+    than a forcing chain)."""
+    for k in (2, 3, 4):
+        yield from complex_fish(grid, k, "mutant")
+
+
+def warm_up() -> None:
+    """Compile (or load from numba's disk cache) the fish kernel, once, at set-up: compiled
+    fresh it takes about 6 s, which a player's first hard hint would otherwise wait."""
+    from solver.geometry import standard
+
+    values = np.zeros(81, np.int8)
+    values[:9] = np.arange(1, 10)  # every digit has fewer places than the kernel's 62
+    grid = Candidates.from_values(standard(3), values)
+    for family in ("Franken", "mutant"):
+        next(iter(complex_fish(grid, 2, family)), None)

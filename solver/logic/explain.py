@@ -37,7 +37,7 @@ from solver.logic.aic import (
 from solver.logic.als import als_chains, als_xy_wings, als_xz, death_blossoms
 from solver.logic.candidates import Candidates
 from solver.logic.chains import multi_colours, remote_pairs, simple_colouring
-from solver.logic.complex_fish import franken_fish
+from solver.logic.complex_fish import franken_fish, mutant_fish
 from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
@@ -117,6 +117,8 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("BUG+1", bug_plus_one),
     # the slowest search before forcing chains (about 17 ms a state searched afresh): last
     ("Franken fish", franken_fish),
+    # HoDoKu's order too: mutant after Franken fish, both before forcing chains
+    ("mutant fish", mutant_fish),
     ("forcing chain", forcing_chains),
     # HoDoKu's last resort before brute force (its order: forcing chains 8500, template
     # set 8700, template delete 8800, brute force 8900); about 1.5 ms a state, 9x9 only

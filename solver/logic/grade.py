@@ -49,6 +49,10 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "sashimi swordfish": ("unfair", 240),
     "finned jellyfish": ("unfair", 250),
     "sashimi jellyfish": ("unfair", 260),
+    # Siamese fish: HoDoKu scores them as the sashimi fish of their size
+    "Siamese X-wing": ("hard", 150),
+    "Siamese swordfish": ("unfair", 240),
+    "Siamese jellyfish": ("unfair", 260),
     "skyscraper": ("hard", 130),
     "two-string kite": ("hard", 150),
     "turbot fish": ("hard", 120),
@@ -93,6 +97,9 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
         f"finned Franken {n}": ("unfair", w)
         for n, w in (("X-wing", 390), ("swordfish", 410), ("jellyfish", 430))
     },
+    # mutant fish: HoDoKu rates them extreme (mutant 450, finned mutant 470 at every size)
+    **{f"mutant {n}": ("extreme", 450) for n in ("X-wing", "swordfish", "jellyfish")},
+    **{f"finned mutant {n}": ("extreme", 470) for n in ("X-wing", "swordfish", "jellyfish")},
     "forcing chain (contradiction)": ("extreme", 500),
     "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
     "forcing chain (unit)": ("extreme", 500),  # HoDoKu's forcing chain verity
