@@ -1,7 +1,8 @@
 """Scale-out benchmark: `sudoku-lens solve` on Dask against the default process pool.
 
-Run: `.venv/bin/python bench/scale.py [--many 100000] [--skip-many]` (needs ../shared and the
-dask extra). Every figure comes from the real command line, run as a user runs it:
+Run: `.venv/bin/python bench/scale.py [--many 100000] [--skip-many] [--skip-throughput]`
+(needs ../shared and the dask extra; part 1 depends on the machine's load, parts 2 and 3 do
+not). Every figure comes from the real command line, run as a user runs it:
 
 1. Throughput on the 160 shared Wicht photos: the default pool (`--workers 2`),
    `--scheduler local:2` and `--scheduler local:1`. Photos/s are counted between the first
@@ -243,16 +244,18 @@ def report_files(report: Path) -> list[str]:
     return [json.loads(line)["file"] for line in report.read_text().splitlines()]
 
 
-def throughput(tmp: Path, rounds: int) -> dict:
+SETUPS = (
+    ("default pool, --workers 2", ["--workers", "2"]),
+    ("--scheduler local:2", ["--scheduler", "local:2"]),
+    ("--scheduler local:1", ["--scheduler", "local:1"]),
+)
+
+
+def throughput(tmp: Path, rounds: int, setups=SETUPS) -> dict:
     """Each set-up run `rounds` times, in turn (pool, local:2, local:1, pool, ...), and its
     median steady rate kept: one run is ten seconds of photos, so a moment of another
     process's work, or the first run's cold file cache, moves a single run's rate by 10%."""
     photos = sorted(WICHT.glob("*.jpg"))
-    setups = (
-        ("default pool, --workers 2", ["--workers", "2"]),
-        ("--scheduler local:2", ["--scheduler", "local:2"]),
-        ("--scheduler local:1", ["--scheduler", "local:1"]),
-    )
     runs = {name: dict(runs=[], statuses=set(), records=[]) for name, _ in setups}
     for turn in range(rounds):
         for index, (name, extra) in enumerate(setups):
@@ -279,7 +282,7 @@ def throughput(tmp: Path, rounds: int) -> dict:
         cpu = sorted(run.cpu / len(photos) for run in value["runs"])
         value["cpu"] = cpu[len(cpu) // 2]
     same = len(set.union(*(r["statuses"] for r in runs.values()))) == 1
-    one = runs["--scheduler local:1"]["records"]
+    one = runs[setups[-1][0]]["records"]
     per_photo = sum(r["timings"]["end_to_end"] for r in one) / len(one) / 1000
     first = {name: dict(statuses=dict(next(iter(r["statuses"])))) for name, r in runs.items()}
     return dict(runs=runs, same=same, per_photo=per_photo, first=first)
@@ -418,6 +421,11 @@ def main() -> None:
     parser.add_argument("--many", type=int, default=100_000, help="inputs for the resume run")
     parser.add_argument("--skip-many", action="store_true", help="leave out the --many run")
     parser.add_argument("--rounds", type=int, default=3, help="throughput runs of each set-up")
+    parser.add_argument(
+        "--skip-throughput",
+        action="store_true",
+        help="leave out the throughput rounds (parts 2 and 3 do not depend on the load)",
+    )
     args = parser.parse_args()
     # the command, the scheduler and the workers started here run this checkout's code (the
     # scheduler imports `api.cluster` for the batch's clearing), not another installed copy
@@ -433,12 +441,12 @@ def main() -> None:
     )
     with tempfile.TemporaryDirectory(prefix="scale-") as tmp_name:
         tmp = Path(tmp_name)
-        print(f"1. throughput, 160 Wicht photos, {args.rounds} rounds", flush=True)
-        measured = throughput(tmp, args.rounds)
-        runs = measured["runs"]
-        pool = runs["default pool, --workers 2"]["steady"]
-        local2 = runs["--scheduler local:2"]["steady"]
-        local1 = runs["--scheduler local:1"]["steady"]
+        if args.skip_throughput:  # one untimed pool run: the statuses every run must give
+            print("1. throughput: left out; one default-pool run for the statuses", flush=True)
+            measured = throughput(tmp, 1, setups=SETUPS[:1])
+        else:
+            print(f"1. throughput, 160 Wicht photos, {args.rounds} rounds", flush=True)
+            measured = throughput(tmp, args.rounds)
         cluster = TcpCluster(2)
         try:
             print("2. a worker killed (SIGKILL) after 40 photos, tcp scheduler", flush=True)
@@ -459,26 +467,8 @@ def main() -> None:
     print()
     print(f"# results (load average {os.getloadavg()[0]:.2f} at the end)")
     print(f"{'measure':<58} {'value':>14}  target")
-    rows = [
-        ("photos/s, default pool --workers 2 (steady, median)", f"{pool:.2f}", ""),
-        ("photos/s, --scheduler local:2 (steady, median)", f"{local2:.2f}", ""),
-        ("photos/s, --scheduler local:1 (steady, median)", f"{local1:.2f}", ""),
-        (
-            "local:2 / default pool",
-            f"{local2 / pool:.2f}",
-            f">= 0.90 {verdict(local2 >= 0.9 * pool)}",
-        ),
-        (
-            "local:2 / local:1",
-            f"{local2 / local1:.2f}x",
-            f">= 1.8x {verdict(local2 >= 1.8 * local1)}",
-        ),
-        (
-            "CPU a photo, every process: pool / local:2 / local:1 (ms)",
-            " / ".join(f"{runs[n]['cpu'] * 1000:.0f}" for n in runs),
-            "",
-        ),
-        ("same statuses from every throughput run", str(measured["same"]), ""),
+    rows = [] if args.skip_throughput else throughput_rows(measured)
+    rows += [
         (
             "SIGKILLed worker: finished, every photo once",
             str(killed["once"] and killed["run"].returncode in (0, 1)),
@@ -499,6 +489,11 @@ def main() -> None:
                 f"{many['first'].returncode} / {many['second'].returncode}",
                 "",
             ),  # fmt: skip
+            (
+                "scheduler CPU a photo (both runs)",
+                f"{many['scheduler_cpu_per_photo'] * 1000:.2f} ms",
+                "",
+            ),
         ]
         for role in ("client", "scheduler", "workers"):
             rows.append((f"peak RSS, {role}", mb(sampler.peak[role]), ""))
@@ -514,10 +509,39 @@ def main() -> None:
                 f"{tenth * 10:>5}% {mb(at['client']):>10} {mb(at['scheduler']):>10} "
                 f"{mb(at['workers']):>10}"
             )
-    print()
-    per_task = many["scheduler_cpu_per_photo"] if many is not None else 0.002
-    for line in projection(measured["per_photo"], per_task):
-        print(line)
+    if not args.skip_throughput:
+        print()
+        per_task = many["scheduler_cpu_per_photo"] if many is not None else 0.002
+        for line in projection(measured["per_photo"], per_task):
+            print(line)
+
+
+def throughput_rows(measured: dict) -> list[tuple[str, str, str]]:
+    runs = measured["runs"]
+    pool = runs["default pool, --workers 2"]["steady"]
+    local2 = runs["--scheduler local:2"]["steady"]
+    local1 = runs["--scheduler local:1"]["steady"]
+    return [
+        ("photos/s, default pool --workers 2 (steady, median)", f"{pool:.2f}", ""),
+        ("photos/s, --scheduler local:2 (steady, median)", f"{local2:.2f}", ""),
+        ("photos/s, --scheduler local:1 (steady, median)", f"{local1:.2f}", ""),
+        (
+            "local:2 / default pool",
+            f"{local2 / pool:.2f}",
+            f">= 0.90 {verdict(local2 >= 0.9 * pool)}",
+        ),
+        (
+            "local:2 / local:1",
+            f"{local2 / local1:.2f}x",
+            f">= 1.8x {verdict(local2 >= 1.8 * local1)}",
+        ),
+        (
+            "CPU a photo, every process: pool / local:2 / local:1 (ms)",
+            " / ".join(f"{runs[n]['cpu'] * 1000:.0f}" for n in runs),
+            "",
+        ),
+        ("same statuses from every throughput run", str(measured["same"]), ""),
+    ]
 
 
 if __name__ == "__main__":
