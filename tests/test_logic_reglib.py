@@ -279,3 +279,22 @@ def test_a_library_finned_mutant_jellyfish_is_found_by_the_search_when_asked():
     found = [set(s.eliminations) for s in complex_fish(case.grid.copy(), 4, "mutant")]
     assert case.eliminations in found, number
     assert not list(complex_fish(case.grid.copy(), 3, "mutant"))
+
+
+@needs_library
+def test_mutant_fish_are_on_the_way_to_a_solution_only_when_asked_for():
+    """As in HoDoKu's solver, `hint` and `explain` leave mutant fish out unless named: on a
+    library state where nothing easier applies, every technique named gives the finned
+    mutant jellyfish, the default set goes on to a forcing chain."""
+    from solver.logic.explain import TECHNIQUE_NAMES, hint
+
+    for number, case in library_cases():
+        if code_of(case) != "0362":
+            continue
+        asked = hint(case.grid.copy(), techniques=TECHNIQUE_NAMES)
+        if "mutant" in asked.technique:
+            unasked = hint(case.grid.copy())
+            assert "mutant" not in unasked.technique, number
+            assert unasked.technique.startswith("forcing chain"), number
+            return
+    pytest.fail("no library finned mutant jellyfish is the easiest step of its state")
