@@ -6,8 +6,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 INSTALLED := $(VENV)/.installed
 INSTALLED_DEV := $(VENV)/.installed-dev
-# numba compiles the solver's kernels on first use (15-25 s) and keeps them on disk; compiling
-# them during set-up spares the user's first command that wait.
+# numba compiles the solver's kernels on first use (98 s on a quiet, slow 2-core machine, the
+# logic engine's fish kernel included) and keeps them on disk; compiling them during set-up
+# spares the user's first command that wait.
 COMPILED := $(VENV)/.compiled
 APT_RUN := tesseract-ocr
 # hand-writing fonts: the synthetic hand-filled pages of the tests and the cell model's training
@@ -75,7 +76,7 @@ $(INSTALLED_DEV): pyproject.toml $(INSTALLED)
 	@touch $@
 
 $(COMPILED): $(INSTALLED) $(wildcard solver/*.py solver/logic/*_kernel.py)
-	@echo "compiling the solver once (about 15 s)"
+	@echo "compiling the solver once (a minute or two)"
 	$(BIN)/python -c "from solver.many import compile_all; print(f'{compile_all():.1f} s')"
 	@touch $@
 
