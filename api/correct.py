@@ -68,6 +68,14 @@ MAX_HINGE = 0.05
 # classifier photo and two more Tesseract photos were refused, and 3-4% fewer simulated
 # readings of symmetric puzzles solved. 1/40 sits well inside that range.
 NEAR_ODDS = 1 / 40
+# A single rival reading with another solution at least this likely against the winner's own
+# reading refuses the winner, however many readings share the winner's solution: the
+# posterior sums them, so a winner seen several ways (a pencil mark kept or dropped) can
+# pass 95% against a rival nearly as likely as its best reading. 1/30 was chosen after the
+# one WRONG reading left in bench/trust.py's 20,000 (seed 11) had its rival at 1 to 26; it
+# cost 11 and 18 of 7000 simulated readings solved right and no photo; validated on fresh
+# readings (seed 13, docs/photos.md).
+RIVAL_ODDS = 1 / 30
 
 
 # (81, 20) indices of each cell's peers (same row, column or box), from the solver's geometry
@@ -365,6 +373,8 @@ class Weighing:
     # and that cell
     hinge: float = 0.0
     hinge_cell: int = -1
+    # the heaviest single rival reading with another solution, against the winner's own
+    closest: float = 0.0
 
     def weight(self, key: bytes, paper: bool = True) -> float:
         return self.mass[key] * (self.paper.get(key, 1.0) if paper else 1.0)
@@ -539,7 +549,8 @@ def weigh(
                 paper[solution] = paper_weight(shown, np.frombuffer(solution, np.int8))
     unexplored = rival_bound(costs, winner.grid, changed, winner.solution, shown) * scale
     hinge, cell = _hinge(reading, winner, singles)
-    return Weighing(winner, mass, unexplored, probes, paper, hinge, cell)
+    closest = _closest_rival(found, singles, winner, paper)
+    return Weighing(winner, mass, unexplored, probes, paper, hinge, cell, closest)
 
 
 def symmetric(values: np.ndarray) -> bool:
@@ -580,6 +591,22 @@ def _hinge(reading: Reading, winner: Candidate, singles) -> tuple[float, int]:
     return per_cell[cell] * odds, cell
 
 
+def _closest_rival(found, singles, winner: Candidate, paper: dict[bytes, float]) -> float:
+    """The heaviest single reading (found, or a probed single change) whose solution is not
+    the winner's, against the winner's own reading, each times its `paper_weight` (see
+    `RIVAL_ODDS`)."""
+    key = winner.solution.tobytes()
+    best = 0.0
+    for f in found:
+        other = f.solution.tobytes()
+        if other != key:
+            best = max(best, math.exp(winner.cost - f.cost) * paper.get(other, 1.0))
+    for _, weight, solution in singles:
+        if solution not in (key, SEVERAL):
+            best = max(best, weight * paper.get(solution, 1.0))
+    return best
+
+
 def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed) -> Correction:
     """Accept the winner only when neither the unexplored rivals nor the found ones could
     outweigh it."""
@@ -606,6 +633,14 @@ def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed
         note = (
             "several readings lead to different solutions (the likeliest has"
             f" {weighing.posterior:.0%})"
+        )
+        return _verdict(
+            reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed
+        )
+    if weighing.closest >= RIVAL_ODDS:
+        note = (
+            "another reading with a different solution is nearly as likely"
+            f" (1 to {1 / weighing.closest:.0f})"
         )
         return _verdict(
             reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed

@@ -433,3 +433,44 @@ def test_a_symmetric_reading_with_one_doubtful_digit_is_still_solved():
             assert np.array_equal(fix.solution, solution)
         else:
             assert fix.hinge_cell == cell
+
+
+def pencil_and_swap_reading(seed: int):
+    """Two faults and no missed given: a pencil mark read as a digit at 70% (27% empty) and a
+    printed digit read as its twin at 90% (the printed one at 9%), the reading unique with
+    another solution, and that solution also the one left when the pencil mark is dropped:
+    the wrong solution is seen several ways and holds about 97% of the mass, while the
+    right reading (both undone) weighs 1 to 26 against the reading as read."""
+    givens, solution = puzzle(seed)
+    for s in np.flatnonzero(givens):
+        for twin in TWINS[givens[s]]:
+            swapped = givens.copy()
+            swapped[s] = twin
+            if conflicting_pairs(swapped) or count(swapped)[0] != 1:
+                continue
+            wrong = count(swapped)[1]
+            for e in np.flatnonzero(givens == 0):
+                if wrong[e] == solution[e]:
+                    continue  # a mark of the wrong solution's digit where the right one differs
+                read = swapped.copy()
+                read[e] = wrong[e]
+                probs = confident(read, 0.995).astype(np.float64)
+                probs[e] = 0.03 / 8
+                probs[e, read[e]], probs[e, 0] = 0.7, 0.27
+                probs[s] = 0.01 / 8
+                probs[s, twin], probs[s, givens[s]] = 0.9, 0.09
+                return read, probs, (read > 0) * 1.0, solution
+    raise AssertionError("no such reading")
+
+
+def test_a_rival_nearly_as_likely_as_the_best_reading_refuses_it():
+    """The one WRONG answer left in bench/trust.py's 20,000 simulated classifier readings
+    after the hinge rule (seed 11): refused because the right reading, alone, is within
+    `RIVAL_ODDS` of the reading as read, however many readings share the wrong solution."""
+    read, probs, ink, solution = pencil_and_swap_reading(3)
+    assert count(read)[0] == 1 and not np.array_equal(count(read)[1], solution)
+
+    fix = correct(read, probs, ink=ink)
+
+    assert not fix.solved and fix.status == "ambiguous", fix.note
+    assert fix.posterior >= 0.95  # the summed mass alone would have taken it
