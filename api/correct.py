@@ -58,13 +58,15 @@ PAPER_DOUBT = 0.1
 # most MAX_HINGE (`_hinge`). MISSED_PRIOR weighs such readings as rivals, but it is a guess
 # from 320 photos; this rule does not lean on it. Measured (bench/trust.py's simulation,
 # 7000 readings per engine): every reading the correction answered WRONG had a hinge of at
-# least 0.088, and the right wichtounet readings of the classifier at most 0.03 (Tesseract's
-# refused 7 of 160, each with a real doubt of 0.08 to 0.38).
+# least 0.088, and the right wichtounet readings of the classifier at most 0.03 (0.13 on one
+# symmetric puzzle, before NEAR_ODDS; Tesseract's refused 7 of 160, each with a real doubt
+# of 0.08 to 0.38).
 MAX_HINGE = 0.05
 # Odds that a grid whose givens are 180° symmetric still hides a missed given: the print would
 # then be asymmetric, or both givens of a mirrored pair were missed. Such a grid's hinge is
 # weighed by these odds (`_hinge`). Measured as MAX_HINGE: any odds from 0 to 1/10 gave the
-# same counts (no WRONG reading had a symmetric grid); without them (odds 1) one more
+# same counts (no WRONG reading of seeds 11 and 12 had a symmetric grid; one of seed 13 does,
+# two mirrored givens both missed: docs/photos.md); without them (odds 1) one more
 # classifier photo and two more Tesseract photos were refused, and 3-4% fewer simulated
 # readings of symmetric puzzles solved. 1/40 sits well inside that range.
 NEAR_ODDS = 1 / 40
