@@ -18,7 +18,9 @@ Never a confident wrong answer: a digit is added only where the photo shows ink;
 re-reading with exactly one solution not much less probable than the best is collected; every
 single change of the winner's grid is probed and the mass of larger rival change sets is
 bounded (`rival_bound`); a solution is accepted only when the readings leading to it outweigh
-that bound and hold `Limits.min_posterior` (95%) of the mass found. The reading itself, when
+that bound and hold `Limits.min_posterior` (95%) of the mass found, and when its uniqueness
+does not hinge on one doubtful digit whose other readings would leave the puzzle open (a
+given missed where no ink was seen, closed by a misread digit or a speck: `_hinge`). The reading itself, when
 it already has one solution, is just the first (cheapest) candidate. When several solutions
 compete, or the budget runs out first, the result says so and names the cells most likely at
 fault, and for a reading with several solutions the cells where one added digit would settle it.
@@ -50,6 +52,32 @@ MISSED_PRIOR = 0.01
 # reader did; 0.1 stands for a user who gets nearly half their entries wrong, so the paper
 # never outweighs the print on a few entries (see `paper_weight`).
 PAPER_DOUBT = 0.1
+# The winner's uniqueness must not hinge on a doubtful digit: for each of its cells, the summed
+# probability (relative to the winner) of the values that leave several solutions, i.e. of
+# "this digit is really another, and a given was missed where the reader saw no ink", is at
+# most MAX_HINGE (`_hinge`). MISSED_PRIOR weighs such readings as rivals, but it is a guess
+# from 320 photos; this rule does not lean on it. Measured (bench/trust.py's simulation,
+# 7000 readings per engine): every reading the correction answered WRONG had a hinge of at
+# least 0.088, and the right wichtounet readings of the classifier at most 0.03 (0.13 on one
+# symmetric puzzle, before NEAR_ODDS; Tesseract's refused 7 of 160, each with a real doubt
+# of 0.08 to 0.38).
+MAX_HINGE = 0.05
+# Odds that a grid whose givens are 180° symmetric still hides a missed given: the print would
+# then be asymmetric, or both givens of a mirrored pair were missed. Such a grid's hinge is
+# weighed by these odds (`_hinge`). Measured as MAX_HINGE: any odds from 0 to 1/10 gave the
+# same counts (no WRONG reading of seeds 11 and 12 had a symmetric grid; one of seed 13 does,
+# two mirrored givens both missed: docs/photos.md); without them (odds 1) one more
+# classifier photo and two more Tesseract photos were refused, and 3-4% fewer simulated
+# readings of symmetric puzzles solved. 1/40 sits well inside that range.
+NEAR_ODDS = 1 / 40
+# A single rival reading with another solution at least this likely against the winner's own
+# reading refuses the winner, however many readings share the winner's solution: the
+# posterior sums them, so a winner seen several ways (a pencil mark kept or dropped) can
+# pass 95% against a rival nearly as likely as its best reading. 1/30 was chosen after the
+# one WRONG reading left in bench/trust.py's 20,000 (seed 11) had its rival at 1 to 26; it
+# cost 11 and 18 of 7000 simulated readings solved right and no photo; validated on fresh
+# readings (seed 13, docs/photos.md).
+RIVAL_ODDS = 1 / 30
 
 
 # (81, 20) indices of each cell's peers (same row, column or box), from the solver's geometry
@@ -114,6 +142,10 @@ class Correction:
     # the digits clearly on paper chose the solution among readings of the print that,
     # weighed without them, would have been refused as too close to call
     by_paper: bool = False
+    # the winner's doubtful digit whose other readings leave several solutions (`_hinge`):
+    # its cell (-1 for none) and their summed weight against the winner
+    hinge_cell: int = -1
+    hinge: float = 0.0
 
     @property
     def solved(self) -> bool:
@@ -261,6 +293,9 @@ class Limits:
     missed_prior : float
         Weight of a rival reading with several solutions, which can be the photo only if a
         given was also missed where the reader saw no ink. 1 counts such readings in full.
+    max_hinge : float
+        Most weight, against the winner, of one cell's changes that leave several
+        solutions, before `missed_prior` (`_hinge`); inf turns the rule off.
     """
 
     max_changes: int = 5
@@ -273,6 +308,7 @@ class Limits:
     max_steps: int = 40_000
     min_ink: float = MIN_INK
     missed_prior: float = MISSED_PRIOR
+    max_hinge: float = MAX_HINGE
 
     @property
     def searching(self) -> bool:
@@ -334,6 +370,13 @@ class Weighing:
     unexplored: float
     probes: int  # solver calls the probing made
     paper: dict[bytes, float] = field(default_factory=dict)  # `paper_weight`, 1 if absent
+    # `_hinge`: the weight of the winner's most doubtful cell's changes that leave several
+    # solutions, before the missed prior, times NEAR_ODDS when its givens are symmetric;
+    # and that cell
+    hinge: float = 0.0
+    hinge_cell: int = -1
+    # the heaviest single rival reading with another solution, against the winner's own
+    closest: float = 0.0
 
     def weight(self, key: bytes, paper: bool = True) -> float:
         return self.mass[key] * (self.paper.get(key, 1.0) if paper else 1.0)
@@ -496,16 +539,74 @@ def weigh(
     paper = {k: paper_weight(shown, np.frombuffer(k, np.int8)) for k in mass}
     changed = sorted({m.cell for m in winner.moves})
     costs = change_costs(winner.grid, reading.logp, drops=False)
-    singles, probes = _probe_singles(winner.grid, costs, changed, count, missed_prior)
+    singles, probes = _probe_singles(winner.grid, costs, changed, count)
     scale = math.exp(-winner.cost)
     known = {tuple((m.cell, m.value) for m in f.moves) for f in found}
     for move, weight, solution in singles:
         if (move,) not in known:  # a rival (or a twin) the search did not reach
+            if solution == SEVERAL:
+                weight *= missed_prior
             mass[solution] = mass.get(solution, 0.0) + weight * scale
             if solution != SEVERAL and solution not in paper:
                 paper[solution] = paper_weight(shown, np.frombuffer(solution, np.int8))
     unexplored = rival_bound(costs, winner.grid, changed, winner.solution, shown) * scale
-    return Weighing(winner, mass, unexplored, probes, paper)
+    hinge, cell = _hinge(reading, winner, singles)
+    closest = _closest_rival(found, singles, winner, paper)
+    return Weighing(winner, mass, unexplored, probes, paper, hinge, cell, closest)
+
+
+def symmetric(values: np.ndarray) -> bool:
+    """Whether the givens' pattern is unchanged by a half turn about the centre, as most
+    newspapers print it."""
+    filled = np.asarray(values).reshape(81) > 0
+    return bool((filled == filled[::-1]).all())
+
+
+def _hinge(reading: Reading, winner: Candidate, singles) -> tuple[float, int]:
+    """How far the winner's uniqueness hinges on one doubtful digit, and that digit's cell
+    (-1 when none does).
+
+    A single change of the winner's grid that leaves several solutions is the photo only if
+    a given was also missed where the reader saw no ink; `weigh` discounts it by
+    `missed_prior`. But the digit that makes a reading unique with the wrong solution is
+    exactly such a digit: a printed 8 read as 3 beside a missed given, the 3 closing the
+    puzzle that the 8 left open, or a speck read as a digit. So here each cell's changes
+    that leave several solutions are summed without that discount, and the heaviest cell
+    is the hinge: how likely it is that this digit is really something that leaves the
+    puzzle open. One cell, not all: summed over every given, the engines' small doubts
+    about digits they read right add up to as much as one real doubt (on the wichtounet
+    photos the sum over cells refused 9 classifier readings that were right at 0.05, the
+    heaviest cell none). Undoing one of the winner's own changes does not count: that
+    weight is the reading's own, already weighed against the winner by the search. When
+    the winner's givens are symmetric, a missed given would have made the print
+    asymmetric (or two mirrored givens were both missed): the hinge is weighed by
+    `NEAR_ODDS`."""
+    changed = {m.cell: reading.values[m.cell] for m in winner.moves}
+    per_cell: dict[int, float] = {}
+    for (cell, v), weight, solution in singles:
+        if solution == SEVERAL and changed.get(cell, -1) != v:
+            per_cell[cell] = per_cell.get(cell, 0.0) + weight
+    if not per_cell:
+        return 0.0, -1
+    cell = max(per_cell, key=lambda c: (per_cell[c], -c))
+    odds = NEAR_ODDS if symmetric(winner.grid) else 1.0
+    return per_cell[cell] * odds, cell
+
+
+def _closest_rival(found, singles, winner: Candidate, paper: dict[bytes, float]) -> float:
+    """The heaviest single reading (found, or a probed single change) whose solution is not
+    the winner's, against the winner's own reading, each times its `paper_weight` (see
+    `RIVAL_ODDS`)."""
+    key = winner.solution.tobytes()
+    best = 0.0
+    for f in found:
+        other = f.solution.tobytes()
+        if other != key:
+            best = max(best, math.exp(winner.cost - f.cost) * paper.get(other, 1.0))
+    for _, weight, solution in singles:
+        if solution not in (key, SEVERAL):
+            best = max(best, weight * paper.get(solution, 1.0))
+    return best
 
 
 def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed) -> Correction:
@@ -537,6 +638,32 @@ def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed
         )
         return _verdict(
             reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed
+        )
+    if weighing.closest >= RIVAL_ODDS:
+        note = (
+            "another reading with a different solution is nearly as likely"
+            f" (1 to {1 / weighing.closest:.0f})"
+        )
+        return _verdict(
+            reading, read_count, "ambiguous", rivals=rivals, note=note, **work, **missed
+        )
+    if weighing.hinge > limits.max_hinge:
+        cell = weighing.hinge_cell
+        note = (
+            f"the solution hinges on {cell_name(cell)}: read otherwise, the puzzle would have"
+            " several solutions, so a given may have been missed"
+        )
+        hinged = (cell,) + tuple(c for c in reading.suspects() if c != cell)
+        return _verdict(
+            reading,
+            read_count,
+            "ambiguous",
+            rivals=rivals,
+            note=note,
+            hinge_cell=cell,
+            hinge=weighing.hinge,
+            **work,
+            **{"suspects": hinged[:5], **missed},
         )
     print_alone = weighing.unexplored >= weighing.weight(winner.solution.tobytes(), False)
     work["by_paper"] = print_alone or weighing.print_posterior < limits.min_posterior
@@ -597,7 +724,7 @@ def _completions(values: np.ndarray, count) -> tuple[tuple[int, tuple[int, ...]]
     return tuple(out)
 
 
-def _probe_singles(grid, cost_table, changed, count, missed_prior):
+def _probe_singles(grid, cost_table, changed, count):
     """Every single change of the winner's grid that could lead to another solution: a read
     digit turned into another or dropped, or any change where the winner departed from the
     reading. ((cell, value), weight relative to the winner, solution bytes or SEVERAL) for
@@ -606,8 +733,8 @@ def _probe_singles(grid, cost_table, changed, count, missed_prior):
     A change that leaves several solutions is no proper sudoku by itself, but it is what the
     photo shows if a given was also missed where the reader saw no ink (the missed givens
     of issue 11); its solutions all differ from the winner's where it holds another digit,
-    so it weighs as a rival, times `missed_prior`. A lone added digit cannot change a unique
-    grid's solution, so adds need no solver."""
+    so `weigh` counts it as a rival, times `missed_prior`, and `_hinge` in full. A lone
+    added digit cannot change a unique grid's solution, so adds need no solver."""
     out, calls = [], 0
     for cell in range(81):
         if grid[cell] == 0 and cell not in changed:
@@ -624,8 +751,8 @@ def _probe_singles(grid, cost_table, changed, count, missed_prior):
             if n == 1:
                 sol = np.asarray(first, dtype=np.int8).tobytes()
                 out.append(((cell, v), math.exp(-c), sol))
-            elif n > 1 and missed_prior > 0:
-                out.append(((cell, v), math.exp(-c) * missed_prior, SEVERAL))
+            elif n > 1:
+                out.append(((cell, v), math.exp(-c), SEVERAL))
     return out, calls
 
 

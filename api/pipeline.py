@@ -532,7 +532,13 @@ def _failure_message(status: str, fix: Correction, read: np.ndarray, probs: np.n
                 f" (+{more} more)" if more > 0 else ""
             )
             head += " would make it unique"
-    if fix.status == "ambiguous" and not fix.completions:
+    if fix.hinge_cell >= 0:
+        cell = fix.hinge_cell
+        head += (
+            f"; the solution hinges on {cell_name(cell)}: were it another digit, the puzzle"
+            " would have several solutions, so a given may have been missed"
+        )
+    elif fix.status == "ambiguous" and not fix.completions:
         options = " or ".join(
             ", ".join(str(c) for c in rival) or "as read" for rival in fix.rivals[:2]
         )

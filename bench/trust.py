@@ -2,7 +2,8 @@
 confidences can be trusted.
 
     .venv/bin/python bench/trust.py [--simulated 20000] [--photos 160] [--plot docs/img/reliability.png]
-        [--holdout-model /tmp/digits_holdout.npz] [--write-calibration]
+        [--engine classifier|tesseract] [--holdout-model /tmp/digits_holdout.npz]
+        [--write-calibration]
 
 1. The wichtounet photos (real phone photos, printed givens as truth) read by both engines;
    each reading judged by today's correction (the commit named by --base) and by this one:
@@ -11,6 +12,9 @@ confidences can be trusted.
    mark), confusable swaps (1/7, 3/8, 5/6, 6/8, 8/9, 4/9), spurious digits from specks and
    pencil marks, several at once; every cell's probability drawn from the engine's own
    measured confidences on the photos (digits read right, digits read wrong, empty cells).
+   Two puzzles in three have their givens 180° symmetric, as newspapers print them, one in
+   three not (some books and sites): the counts are broken down by pattern and by fault
+   kind, and every WRONG reading is printed with its faults.
 3. Calibration per engine (`vision.calibration`), fitted on readings the engine did not
    train on: Tesseract on the even photos (checked on the odd), the classifier on the
    photos that `api.train_digits --holdout` left out, read by that model (pass it with
@@ -40,6 +44,7 @@ sys.path.insert(0, str(REPO))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
+from api.correct import cell_name  # noqa: E402
 from api.evaluation import wicht_samples  # noqa: E402
 from api.pipeline import _ink, judge  # noqa: E402
 from samples.synthetic import make_puzzle  # noqa: E402
@@ -254,8 +259,11 @@ def cell_row(rng, value: int, p: float, second: int | None = None, share: float 
 
 
 def simulated(rng, pools: Pools):
-    """One faulty reading of a generated puzzle: (givens, probs, ink, true solution, faults)."""
-    givens, solution = make_puzzle(rng, int(rng.integers(24, 33)))
+    """One faulty reading of a generated puzzle: (givens, probs, ink, true solution, faults,
+    symmetric). `faults` are (kind, what exactly) pairs; a third of the puzzles have no
+    symmetric pattern of givens."""
+    symmetric = bool(rng.random() >= 1 / 3)
+    givens, solution = make_puzzle(rng, int(rng.integers(24, 33)), symmetric=symmetric)
     truth, solution = givens.reshape(81).astype(np.int8), solution.reshape(81).astype(np.int8)
     read = truth.copy()
     probs = np.zeros((81, 10))
@@ -278,6 +286,7 @@ def simulated(rng, pools: Pools):
                 probs[c] = cell_row(rng, 0, float(rng.uniform(0.5, 0.99)), truth[c], 0.9)
                 ink[c] = float(rng.uniform(0.3, 1.0))
                 kind = "missed-faint"
+            what = f"{cell_name(c)} {truth[c]} read empty at {probs[c, 0]:.3f}, ink {ink[c]:.2f}"
         elif kind == "swap":
             options = [(c, b) for c in digit_cells for a, b in SWAPS if read[c] == a]
             if not options:
@@ -286,14 +295,50 @@ def simulated(rng, pools: Pools):
             c, b = options[int(rng.choice(len(options), p=weight / weight.sum()))]
             probs[c] = cell_row(rng, b, float(rng.choice(pools.wrong)), truth[c], 0.9)
             read[c] = b
+            what = f"{cell_name(c)} {truth[c]} read {b} at {probs[c, b]:.3f} ({truth[c]} at {probs[c, truth[c]]:.3f})"
         else:  # a speck or pencil mark read as a digit
             c = int(rng.choice(empty_cells))
             d = int(rng.integers(1, 10))
             probs[c] = cell_row(rng, d, float(rng.choice(pools.wrong)), 0, 0.7)
             read[c] = d
             ink[c] = 1.0
-        faults.append(str(kind))
-    return read, probs, ink, solution, faults
+            what = f"{cell_name(c)} read {d} at {probs[c, d]:.3f} (empty {probs[c, 0]:.3f})"
+        faults.append((str(kind), what))
+    return read, probs, ink, solution, faults, symmetric
+
+
+class Tallies:
+    """Verdicts of the simulated readings, in all and broken down by the puzzle's pattern of
+    givens and by each kind of fault the reading holds."""
+
+    def __init__(self):
+        self.all: list[str] = []
+        self.by: dict[str, list[str]] = {}
+        self.wrong: list[list[tuple[str, str]]] = []
+
+    def add(self, verdict_: str, faults, symmetric: bool) -> None:
+        self.all.append(verdict_)
+        keys = ["symmetric" if symmetric else "asymmetric"]
+        keys += sorted({f"with {kind}" for kind, _ in faults})
+        for key in keys:
+            self.by.setdefault(key, []).append(verdict_)
+        if verdict_ == "WRONG":
+            self.wrong.append(faults)
+
+    def report(self, show: int) -> None:
+        print("   by pattern of givens, and by each fault kind a reading holds:")
+        order = ["symmetric", "asymmetric"] + sorted(k for k in self.by if k.startswith("with"))
+        for key in order:
+            if key in self.by:
+                print(f"     {key:<22s} {tally(self.by[key])}")
+        if self.wrong:
+            blind = sum(any(k == "missed-no-ink" for k, _ in f) for f in self.wrong)
+            print(
+                f"   WRONG with a given missed where the reader saw no ink: {blind} of"
+                f" {len(self.wrong)}"
+            )
+        for faults in self.wrong[:show]:
+            print("   WRONG with faults: " + "; ".join(f"{k} {w}" for k, w in faults))
 
 
 def calibrate(photos: list[dict], calibration) -> list[dict]:
@@ -378,7 +423,12 @@ def main() -> None:
     ap.add_argument("--simulated", type=int, default=20_000)
     ap.add_argument("--photos", type=int, default=160)
     ap.add_argument("--base", default="c52a3ca", help="commit of today's correction")
-    ap.add_argument("--plot", type=Path, default=REPO / "docs" / "img" / "reliability.png")
+    ap.add_argument(
+        "--plot",
+        type=Path,
+        default=None,
+        help="reliability plot (default docs/img/reliability.png, when both engines run)",
+    )
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument(
         "--holdout-model",
@@ -400,6 +450,8 @@ def main() -> None:
         " --fold K`: read with the classifier only the photos of fold K (never trained on)",
     )
     ap.add_argument("--folds", type=int, default=4)
+    ap.add_argument("--engine", choices=ENGINES, action="append", help="only this engine")
+    ap.add_argument("--show-wrong", type=int, default=60, help="WRONG readings printed")
     args = ap.parse_args()
     if not WICHT.is_dir():
         sys.exit("../shared not present: bench/trust.py needs the wichtounet photos")
@@ -414,7 +466,7 @@ def main() -> None:
             f"classifier: fold {args.held_out_fold} of {args.folds} only, cell model"
             f" {os.environ.get('SUDOKU_LENS_CELL_MODEL', '(shipped)')}"
         )
-    for engine in ENGINES:
+    for engine in args.engine or ENGINES:
         t = time.perf_counter()
         raw = read_photos(engine, args.photos, args.held_out_fold, args.folds)
         print(f"\n== {engine}: {len(raw)} photos read in {time.perf_counter() - t:.0f} s")
@@ -461,39 +513,31 @@ def main() -> None:
 
         pools = Pools(photos)
         rng = np.random.default_rng(args.seed)
-        verdicts, wrong_examples, faults_seen = [], [], {}
+        tallies, faults_seen = Tallies(), {}
         t = time.perf_counter()
         for _ in range(args.simulated):
-            read, probs, ink, solution, faults = simulated(rng, pools)
-            for f in faults:
-                faults_seen[f] = faults_seen.get(f, 0) + 1
+            read, probs, ink, solution, faults, symmetric = simulated(rng, pools)
+            for kind, _ in faults:
+                faults_seen[kind] = faults_seen.get(kind, 0) + 1
             if int((read > 0).sum()) < 17:
-                verdicts.append("refused")
+                tallies.add("refused", faults, symmetric)
                 continue
-            v = verdict(*judge_new(read, probs, ink), solution)
-            verdicts.append(v)
-            if v == "WRONG":
-                wrong_examples.append(faults)
+            tallies.add(verdict(*judge_new(read, probs, ink), solution), faults, symmetric)
         secs = time.perf_counter() - t
         print(
-            f"simulated readings ({engine} confidences): {tally(verdicts)}"
+            f"simulated readings ({engine} confidences): {tally(tallies.all)}"
             f"  [{secs:.0f} s, load {os.getloadavg()[0]:.2f}]"
         )
         print(
             "   faults injected: " + ", ".join(f"{k} {v}" for k, v in sorted(faults_seen.items()))
         )
-        blind = sum("missed-no-ink" in f for f in wrong_examples)
-        if wrong_examples:
-            print(
-                f"   WRONG with a given missed where the reader saw no ink: {blind} of"
-                f" {len(wrong_examples)}"
-            )
-        for f in wrong_examples[:5]:
-            print("   WRONG with faults:", ", ".join(f))
+        tallies.report(args.show_wrong)
     if args.write_calibration and fitted:
         save({**calibrations(), **fitted})
         print("\nwrote vision/models/calibration.json")
-    if curves:
+    if args.plot is None and not args.engine:
+        args.plot = REPO / "docs" / "img" / "reliability.png"
+    if curves and args.plot is not None:
         plot(curves, args.plot)
         print(f"\nreliability plot: {args.plot}")
 

@@ -63,20 +63,26 @@ def count_solutions(givens: np.ndarray, limit: int = 2) -> int:
     return solver.count_solutions(line, limit=limit)
 
 
-def make_puzzle(rng: np.random.Generator, n_givens: int = 28) -> tuple[np.ndarray, np.ndarray]:
+def make_puzzle(
+    rng: np.random.Generator, n_givens: int = 28, symmetric: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """(givens, solution), each (9, 9) int8, givens having exactly one solution.
 
-    Cells are removed in symmetric pairs (as newspapers print them) while the puzzle stays
-    unique; stops at `n_givens` or when no pair can go.
+    Cells are removed in symmetric pairs (as newspapers print them: 180° about the centre)
+    while the puzzle stays unique; stops at `n_givens` or when no pair can go. With
+    `symmetric=False` single cells are removed instead, for the puzzles that are not printed
+    symmetric (some books and sites): a check that the reading does not lean on symmetry.
     """
     solution = solved_grid(rng)
     givens = solution.copy()
-    for i in rng.permutation(41):
+    for i in rng.permutation(41 if symmetric else 81):
         if np.count_nonzero(givens) <= n_givens:
             break
         r, c = divmod(int(i), 9)
         trial = givens.copy()
-        trial[r, c] = trial[8 - r, 8 - c] = 0
+        trial[r, c] = 0
+        if symmetric:
+            trial[8 - r, 8 - c] = 0
         if count_solutions(trial) == 1:
             givens = trial
     return givens, solution

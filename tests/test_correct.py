@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from api.correct import PEERS, Limits, conflicting_pairs, correct
+from api.correct import PEERS, Limits, cell_name, conflicting_pairs, correct
 from samples.synthetic import make_puzzle
 from solver.fast import count_solutions_81
 
@@ -315,3 +315,162 @@ def test_the_answer_is_a_function_of_the_reading():
     with ThreadPoolExecutor(4) as pool:
         for _ in range(3):
             assert list(pool.map(outcome, cases)) == first
+
+
+# the digits the readers mix up (bench/trust.py draws its simulated swaps from them)
+CONFUSABLE = ((1, 7), (3, 8), (5, 6), (6, 8), (8, 9), (4, 9))
+TWINS = {d: [b for pair in CONFUSABLE for a, b in (pair, pair[::-1]) if a == d] for d in range(10)}
+
+
+def blind_miss_reading(seed: int, missed: int, fault: str, p: float):
+    """A reading that the correction before `_hinge` answered WRONG: a generated puzzle whose
+    reader missed `missed` givens where it saw no ink at all (empty at 99.9%, no ink), so
+    that the reading has several solutions, and one more fault that makes it unique again,
+    with another solution: a printed digit read as its confusable twin at `p` (`fault=
+    "swap"`, the printed digit holding most of the rest) or a speck read as a digit at `p`
+    (`fault="speck"`, "empty" holding most of the rest). Every other digit is read at
+    98-99.99% and every other empty cell at 99-99.95%, the rest spread unevenly.
+    Returns the reading, probabilities, ink, the faulty cell and the true solution."""
+    rng = np.random.default_rng(seed)
+    givens, solution = puzzle(seed)
+    while True:
+        blank = rng.choice(np.flatnonzero(givens), missed, replace=False)
+        read = givens.copy()
+        read[blank] = 0
+        if count(read)[0] > 1:
+            break
+    options = []
+    for cell in np.flatnonzero(read if fault == "swap" else givens == 0):
+        for digit in TWINS[read[cell]] if fault == "swap" else range(1, 10):
+            trial = read.copy()
+            trial[cell] = digit
+            if not conflicting_pairs(trial) and count(trial)[0] == 1:
+                options.append((int(cell), digit))
+    assert options, "no such fault makes this reading unique"
+    cell, digit = options[int(rng.integers(len(options)))]
+    truth = read[cell]
+    read[cell] = digit
+    probs = np.zeros((81, 10))
+    for c in range(81):
+        sure = rng.uniform(0.98, 0.9999) if read[c] else rng.uniform(0.99, 0.9995)
+        probs[c] = (1 - sure) * rng.dirichlet(np.full(10, 0.3))
+        probs[c, read[c]] = sure
+    probs[blank] = 0.001 / 9
+    probs[blank, 0] = 0.999
+    probs[cell] = (1 - p) * 0.1 / 8
+    probs[cell, truth], probs[cell, digit] = (1 - p) * 0.9, p
+    return read, probs / probs.sum(axis=1, keepdims=True), (read > 0) * 1.0, cell, solution
+
+
+@pytest.mark.parametrize(
+    "seed, missed, fault, p",
+    [
+        (0, 1, "swap", 0.9),
+        (2, 1, "swap", 0.8),
+        (5, 1, "swap", 0.7),
+        (6, 2, "swap", 0.9),
+        (1, 1, "speck", 0.9),
+        (4, 2, "speck", 0.8),
+        (7, 2, "speck", 0.6),
+        (2, 3, "speck", 0.6),
+        (5, 3, "speck", 0.9),
+    ],
+)
+def test_a_blind_miss_closed_by_a_doubtful_digit_is_refused(seed, missed, fault, p):
+    """The WRONG answers that remained after issue 11's first fix: the doubtful digit (a
+    swap or a speck) makes the reading unique with another solution, and the reading that
+    would be right (the printed digit, or no speck) has several solutions, so the missed-
+    given prior (1%) weighed it away. The winner hinges on that cell: refused, and the
+    cell named first."""
+    read, probs, ink, cell, solution = blind_miss_reading(seed, missed, fault, p)
+    assert count(read)[0] == 1 and not np.array_equal(count(read)[1], solution)
+
+    fix = correct(read, probs, ink=ink)
+
+    assert not fix.solved and fix.solution is None, fix.changes
+    assert fix.status == "ambiguous" and fix.hinge_cell == cell
+    assert fix.suspects[0] == cell and "missed" in fix.note
+
+
+def test_a_blind_miss_is_refused_in_words_the_user_can_act_on():
+    """The photo's message names the cell the solution hinges on and says a given may be
+    missing."""
+    from api.pipeline import judge
+
+    read, probs, ink, cell, _ = blind_miss_reading(0, 1, "swap", 0.9)
+
+    result = judge(read.reshape(9, 9), probs.reshape(9, 9, 10), ink=ink)
+
+    assert result.status == "unreadable" and result.solution is None
+    assert f"hinges on {cell_name(cell)}" in result.message and "missed" in result.message
+
+
+def test_a_symmetric_reading_with_one_doubtful_digit_is_still_solved():
+    """A printed digit read at 85%, its twin at 13%, where the twin would leave the puzzle
+    open: on a symmetric pattern of givens a missed given would show as a gap in the
+    symmetry, so the reading stands (the `NEAR_ODDS` weighing); the same doubt on an
+    asymmetric pattern is refused."""
+    for symmetric_print, solved in ((True, True), (False, False)):
+        rng = np.random.default_rng(4)
+        givens, solution = (
+            a.reshape(81).astype(np.int8) for a in make_puzzle(rng, 28, symmetric=symmetric_print)
+        )
+        assert ((givens > 0) == (givens > 0)[::-1]).all() == symmetric_print
+        cell, twin = next(
+            (int(c), t)
+            for c in np.flatnonzero(givens)
+            for t in TWINS[givens[c]]
+            if count(np.where(np.arange(81) == c, t, givens))[0] > 1
+        )
+        probs = confident(givens, 0.995).astype(np.float64)
+        probs[cell] = 0.02 / 8
+        probs[cell, givens[cell]], probs[cell, twin] = 0.85, 0.13
+
+        fix = correct(givens, probs)
+
+        assert fix.solved == solved, fix.note
+        if solved:
+            assert np.array_equal(fix.solution, solution)
+        else:
+            assert fix.hinge_cell == cell
+
+
+def pencil_and_swap_reading(seed: int):
+    """Two faults and no missed given: a pencil mark read as a digit at 70% (27% empty) and a
+    printed digit read as its twin at 90% (the printed one at 9%), the reading unique with
+    another solution, and that solution also the one left when the pencil mark is dropped:
+    the wrong solution is seen several ways and holds about 97% of the mass, while the
+    right reading (both undone) weighs 1 to 26 against the reading as read."""
+    givens, solution = puzzle(seed)
+    for s in np.flatnonzero(givens):
+        for twin in TWINS[givens[s]]:
+            swapped = givens.copy()
+            swapped[s] = twin
+            if conflicting_pairs(swapped) or count(swapped)[0] != 1:
+                continue
+            wrong = count(swapped)[1]
+            for e in np.flatnonzero(givens == 0):
+                if wrong[e] == solution[e]:
+                    continue  # a mark of the wrong solution's digit where the right one differs
+                read = swapped.copy()
+                read[e] = wrong[e]
+                probs = confident(read, 0.995).astype(np.float64)
+                probs[e] = 0.03 / 8
+                probs[e, read[e]], probs[e, 0] = 0.7, 0.27
+                probs[s] = 0.01 / 8
+                probs[s, twin], probs[s, givens[s]] = 0.9, 0.09
+                return read, probs, (read > 0) * 1.0, solution
+    raise AssertionError("no such reading")
+
+
+def test_a_rival_nearly_as_likely_as_the_best_reading_refuses_it():
+    """The one WRONG answer left in bench/trust.py's 20,000 simulated classifier readings
+    after the hinge rule (seed 11): refused because the right reading, alone, is within
+    `RIVAL_ODDS` of the reading as read, however many readings share the wrong solution."""
+    read, probs, ink, solution = pencil_and_swap_reading(3)
+    assert count(read)[0] == 1 and not np.array_equal(count(read)[1], solution)
+
+    fix = correct(read, probs, ink=ink)
+
+    assert not fix.solved and fix.status == "ambiguous", fix.note
+    assert fix.posterior >= 0.95  # the summed mass alone would have taken it
