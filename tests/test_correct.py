@@ -242,19 +242,24 @@ def test_the_search_is_bounded():
     assert fix.status in ("not_found", "ambiguous")
 
 
+def blanked(rng, givens: np.ndarray, missed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The givens with `missed` of them blanked at random so that several solutions remain,
+    and the blanked cells."""
+    while True:
+        blank = rng.choice(np.flatnonzero(givens), missed, replace=False)
+        read = givens.copy()
+        read[blank] = 0
+        if count(read)[0] > 1:
+            return read, blank
+
+
 def missing_given_reading(seed: int, missed: int):
     """A unique puzzle read with `missed` givens blanked (no ink found there): every cell's
     probabilities drawn like an engine's (read digits 97-99.99%, empty cells 90-99.95% empty
     with the rest spread unevenly over the digits), the reading having several solutions."""
     rng = np.random.default_rng(seed)
     givens, solution = puzzle(seed)
-    read = givens.copy()
-    while True:
-        blank = rng.choice(np.flatnonzero(givens), missed, replace=False)
-        read = givens.copy()
-        read[blank] = 0
-        if count(read)[0] > 1:
-            break
+    read, blank = blanked(rng, givens, missed)
     probs = np.zeros((81, 10))
     for cell in range(81):
         p = rng.uniform(0.97, 0.9999) if read[cell] else rng.uniform(0.9, 0.9995)
@@ -333,12 +338,7 @@ def blind_miss_reading(seed: int, missed: int, fault: str, p: float):
     Returns the reading, probabilities, ink, the faulty cell and the true solution."""
     rng = np.random.default_rng(seed)
     givens, solution = puzzle(seed)
-    while True:
-        blank = rng.choice(np.flatnonzero(givens), missed, replace=False)
-        read = givens.copy()
-        read[blank] = 0
-        if count(read)[0] > 1:
-            break
+    read, blank = blanked(rng, givens, missed)
     options = []
     for cell in np.flatnonzero(read if fault == "swap" else givens == 0):
         for digit in TWINS[read[cell]] if fault == "swap" else range(1, 10):
