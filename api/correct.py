@@ -653,7 +653,10 @@ def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed
             f"the solution hinges on {cell_name(cell)}: read otherwise, the puzzle would have"
             " several solutions, so a given may have been missed"
         )
-        hinged = (cell,) + tuple(c for c in reading.suspects() if c != cell)
+        # the hinge first, then the reading's own suspects (its likely missed givens when
+        # it has several solutions)
+        others = missed.get("suspects") or reading.suspects()
+        hinged = (cell,) + tuple(c for c in others if c != cell)
         return _verdict(
             reading,
             read_count,
@@ -663,7 +666,7 @@ def _judge(reading, read_count, found, weighing: Weighing, tried, limits, missed
             hinge_cell=cell,
             hinge=weighing.hinge,
             **work,
-            **{"suspects": hinged[:5], **missed},
+            **{**missed, "suspects": hinged[:5]},
         )
     print_alone = weighing.unexplored >= weighing.weight(winner.solution.tobytes(), False)
     work["by_paper"] = print_alone or weighing.print_posterior < limits.min_posterior
