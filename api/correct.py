@@ -70,6 +70,13 @@ MAX_HINGE = 0.05
 # classifier photo and two more Tesseract photos were refused, and 3-4% fewer simulated
 # readings of symmetric puzzles solved. 1/40 sits well inside that range.
 NEAR_ODDS = 1 / 40
+# The symmetric pattern vouches for the print only when no empty cell of the winner could hold
+# a missed given: a cell showing ink (`MIN_INK`) whose print reading gives a digit at least
+# this chance. Both givens of a mirrored pair missed keep the pattern symmetric, and one of
+# them usually left some ink (the one WRONG reading of bench/trust.py's seed 13: r5c6, a 7
+# read empty at 0.76 with ink 0.39); a clear hand entry or pencil marks read as such give
+# print no such chance.
+MISSED_DOUBT = 0.1
 # A single rival reading with another solution at least this likely against the winner's own
 # reading refuses the winner, however many readings share the winner's solution: the
 # posterior sums them, so a winner seen several ways (a pencil mark kept or dropped) can
@@ -580,7 +587,8 @@ def _hinge(reading: Reading, winner: Candidate, singles) -> tuple[float, int]:
     weight is the reading's own, already weighed against the winner by the search. When
     the winner's givens are symmetric, a missed given would have made the print
     asymmetric (or two mirrored givens were both missed): the hinge is weighed by
-    `NEAR_ODDS`."""
+    `NEAR_ODDS`, unless an empty cell shows ink that may be such a given
+    (`_inked_empty_cells`)."""
     changed = {m.cell: reading.values[m.cell] for m in winner.moves}
     per_cell: dict[int, float] = {}
     for (cell, v), weight, solution in singles:
@@ -589,8 +597,15 @@ def _hinge(reading: Reading, winner: Candidate, singles) -> tuple[float, int]:
     if not per_cell:
         return 0.0, -1
     cell = max(per_cell, key=lambda c: (per_cell[c], -c))
-    odds = NEAR_ODDS if symmetric(winner.grid) else 1.0
-    return per_cell[cell] * odds, cell
+    vouched = symmetric(winner.grid) and not _inked_empty_cells(reading, winner.grid).any()
+    return per_cell[cell] * (NEAR_ODDS if vouched else 1.0), cell
+
+
+def _inked_empty_cells(reading: Reading, grid: np.ndarray) -> np.ndarray:
+    """(81,) the cells empty in `grid` that could hold a missed given: ink seen there
+    (`MIN_INK`) and the print reading gives a digit at least `MISSED_DOUBT`."""
+    digit = 1.0 - reading.probs[:, 0]
+    return (grid == 0) & (reading.ink >= MIN_INK) & (digit >= MISSED_DOUBT)
 
 
 def _closest_rival(found, singles, winner: Candidate, paper: dict[bytes, float]) -> float:
