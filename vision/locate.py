@@ -122,13 +122,18 @@ def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None)
     grid bowed by a cell scores about 0), largest first: any larger one, and the best itself,
     when the best's lines are not all where its corners put them (a curl's best straight
     fit may be two thirds of the grid), else those twice its size; each costs a trace
-    of its lines (`vision.mesh.grid_mesh`). A mesh must explain the lines clearly better
+    of its lines (`vision.mesh.grid_mesh`). The page's own outline, cut by the photo's
+    edge, is no grid: it would take the tries from the grid inside it. A mesh must explain the lines clearly better
     than the straight warp did (`BENT_GAIN`): on a flat page a traced line a pixel off
     would only blur the cut.
     """
     unsure = best is None or best.score < STRAIGHT_ENOUGH
     floor = 0.0 if best is None else quad_area(best.corners) * (1.1 if unsure else 2.0)
-    larger = [c for c in candidates if quad_area(c.corners) > floor]
+    larger = [
+        c
+        for c in candidates
+        if quad_area(c.corners) > floor and not touches_frame(c.corners, gray.shape)
+    ]
     tries = sorted(larger, key=lambda c: -quad_area(c.corners))[:BENT_TRIES]
     if best is not None and unsure:
         tries.append(best)
@@ -139,6 +144,23 @@ def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None)
         if best is None or rank(bent) > rank(best):
             return bent
     return None
+
+
+def touches_frame(corners: np.ndarray, shape: tuple[int, ...], gap: float = 2.0) -> bool:
+    """Whether a quadrilateral reaches the photo's edge: the page itself cut by the frame,
+    never a grid whose every cell is in view.
+
+    >>> touches_frame(np.float32([[0, 10], [50, 10], [50, 60], [0, 60]]), (100, 100))
+    True
+    """
+    height, width = shape[:2]
+    x, y = corners[:, 0], corners[:, 1]
+    return bool(
+        (x < gap).any()
+        or (y < gap).any()
+        or (x > width - 1 - gap).any()
+        or (y > height - 1 - gap).any()
+    )
 
 
 def bent_version(gray: np.ndarray, candidate: Located) -> Located | None:
