@@ -7,7 +7,9 @@ confidences can be trusted.
 
 1. The wichtounet photos (real phone photos, printed givens as truth) read by both engines;
    each reading judged by today's correction (the commit named by --base) and by this one:
-   solved right, refused (by status) and WRONG (solved with another solution).
+   solved right, refused (by status) and WRONG (solved with another solution). Each is
+   judged as the pipeline judges it: what the cell model calls print, then, when that does
+   not solve, the print reader's own reading (`api.pipeline.judge_reading`).
 2. Simulated readings of generated puzzles with faults: 1-3 missed givens (no ink, or a faint
    mark), confusable swaps (1/7, 3/8, 5/6, 6/8, 8/9, 4/9), spurious digits from specks and
    pencil marks, several at once; every cell's probability drawn from the engine's own
@@ -116,6 +118,10 @@ def read_photos(
                 truth=sample.givens.reshape(81).astype(np.int8),
                 givens=r.givens.reshape(81),
                 raw=r.probabilities.reshape(81, 10).astype(np.float64),
+                # the print reader's own reading: the pipeline's second opinion
+                alone=None
+                if r.print_probabilities is None
+                else r.print_probabilities.reshape(81, 10).astype(np.float64),
                 ink=_ink(r),
                 reading=True,
             )
@@ -348,8 +354,24 @@ def calibrate(photos: list[dict], calibration) -> list[dict]:
         if p["reading"]:
             probs = calibration.apply(p["raw"])
             p = dict(p, probs=probs, givens=probs.argmax(axis=1).astype(np.int8))
+            if p.get("alone") is not None:
+                p["alone_probs"] = calibration.apply(p["alone"])
         out.append(p)
     return out
+
+
+def opinions(p: dict):
+    """The photo's readings in the order the pipeline judges them (`judge_reading`): what
+    the cell model calls print, then, when that does not solve, the print reader's own
+    reading (every digit taken for print)."""
+    yield p["givens"], p["probs"]
+    if p.get("alone_probs") is not None:
+        yield p["alone_probs"].argmax(axis=1).astype(np.int8), p["alone_probs"]
+
+
+def first_solved(judged) -> tuple[bool, np.ndarray | None]:
+    """The first of the (solved, solution) verdicts that solved, else a refusal."""
+    return next(((True, solution) for solved, solution in judged if solved), (False, None))
 
 
 def puzzle_key(sample) -> str:
@@ -500,8 +522,10 @@ def main() -> None:
                 new.append("refused")
                 old.append("refused")
                 continue
-            new.append(verdict(*judge_new(p["givens"], p["probs"], p["ink"]), truth_solution))
-            old.append(verdict(*judge_old(today, p["givens"], p["probs"]), truth_solution))
+            new_ = first_solved(judge_new(g, probs, p["ink"]) for g, probs in opinions(p))
+            old_ = first_solved(judge_old(today, g, probs) for g, probs in opinions(p))
+            new.append(verdict(*new_, truth_solution))
+            old.append(verdict(*old_, truth_solution))
         print(f"photos, today ({args.base}): {tally(old)}")
         print(f"photos, this correction:   {tally(new)}")
         if engine == "tesseract":
