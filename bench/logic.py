@@ -9,8 +9,9 @@
    a puzzle whose explanation uses none of them is exactly one that the set without them
    finishes), and `explain` time per puzzle, mean and p90, on one core (this process).
 
-Usage: python bench/logic.py [--sample N] [--sets a,b] [--seed S] [--no-reglib]
-A set larger than N is subsampled at random (fixed seed) and the output says so. The
+Usage: python bench/logic.py [--sample N | --first N] [--sets a,b] [--seed S] [--no-reglib]
+A set larger than N is subsampled at random (fixed seed), or cut to its first N puzzles
+(HoDoKu's published share is of top1465's first 300), and the output says so. The
 load average is printed beside the timings: the machine is shared, timings are noisy.
 Set SUDOKU_LENS_SHARED when ../shared is elsewhere (a git worktree).
 """
@@ -66,8 +67,10 @@ def reglib_table() -> None:
     )
 
 
-def puzzle_set(name: str, total: int, lines: list[str]) -> None:
-    sampled = f" (random sample of {len(lines)} of {total})" if len(lines) < total else ""
+def puzzle_set(name: str, total: int, lines: list[str], first: bool = False) -> None:
+    sampled = ""
+    if len(lines) < total:
+        sampled = f" ({'the first' if first else 'random sample of'} {len(lines)} of {total})"
     times, cpu, finished, used = [], [], 0, Counter()
     for line in lines:
         puzzle = parse(line)
@@ -97,6 +100,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=100_000, help="subsample sets above N")
     parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--first", type=int, default=None, help="only each set's first N")
     parser.add_argument("--seed", type=int, default=6)
     parser.add_argument("--no-reglib", action="store_true")
     args = parser.parse_args()
@@ -109,9 +113,11 @@ def main() -> None:
     for name in args.sets.split(","):
         lines = (SHARED / "puzzles" / f"{name}.txt").read_text().split()
         chosen = lines
-        if len(lines) > args.sample:
+        if args.first is not None:
+            chosen = lines[: args.first]
+        elif len(lines) > args.sample:
             chosen = random.Random(args.seed).sample(lines, args.sample)
-        puzzle_set(name, len(lines), chosen)
+        puzzle_set(name, len(lines), chosen, first=args.first is not None)
 
 
 if __name__ == "__main__":
