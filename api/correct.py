@@ -77,6 +77,11 @@ NEAR_ODDS = 1 / 40
 # read empty at 0.76 with ink 0.39); a clear hand entry or pencil marks read as such give
 # print no such chance.
 MISSED_DOUBT = 0.1
+# A hinge's readings with several solutions are searched for up to this many solutions when
+# digits clearly on paper may tell them apart (`_hinge_on_paper`); beyond it the paper is not
+# consulted. A whole grid filled in by hand leaves any other solution at least four
+# contradicted entries.
+PAPER_SOLUTIONS = 50
 # A single rival reading with another solution at least this likely against the winner's own
 # reading refuses the winner, however many readings share the winner's solution: the
 # posterior sums them, so a winner seen several ways (a pencil mark kept or dropped) can
@@ -557,7 +562,7 @@ def weigh(
             if solution != SEVERAL and solution not in paper:
                 paper[solution] = paper_weight(shown, np.frombuffer(solution, np.int8))
     unexplored = rival_bound(costs, winner.grid, changed, winner.solution, shown) * scale
-    hinge, cell = _hinge(reading, winner, singles)
+    hinge, cell = _hinge(reading, winner, singles, shown)
     closest = _closest_rival(found, singles, winner, paper)
     return Weighing(winner, mass, unexplored, probes, paper, hinge, cell, closest)
 
@@ -569,7 +574,7 @@ def symmetric(values: np.ndarray) -> bool:
     return bool((filled == filled[::-1]).all())
 
 
-def _hinge(reading: Reading, winner: Candidate, singles) -> tuple[float, int]:
+def _hinge(reading: Reading, winner: Candidate, singles, shown: np.ndarray) -> tuple[float, int]:
     """How far the winner's uniqueness hinges on one doubtful digit, and that digit's cell
     (-1 when none does).
 
@@ -588,17 +593,50 @@ def _hinge(reading: Reading, winner: Candidate, singles) -> tuple[float, int]:
     the winner's givens are symmetric, a missed given would have made the print
     asymmetric (or two mirrored givens were both missed): the hinge is weighed by
     `NEAR_ODDS`, unless an empty cell shows ink that may be such a given
-    (`_inked_empty_cells`)."""
+    (`_inked_empty_cells`). Digits clearly on paper that agree with the winner (`shown`)
+    weigh each such reading by how well its other solutions fit them (`_hinge_on_paper`):
+    a given missed by the reader was not missed by the person who filled the grid in."""
     changed = {m.cell: reading.values[m.cell] for m in winner.moves}
-    per_cell: dict[int, float] = {}
+    per_move: dict[int, list[tuple[int, float]]] = {}
     for (cell, v), weight, solution in singles:
         if solution == SEVERAL and changed.get(cell, -1) != v:
-            per_cell[cell] = per_cell.get(cell, 0.0) + weight
-    if not per_cell:
+            per_move.setdefault(cell, []).append((v, weight))
+    if not per_move:
         return 0.0, -1
-    cell = max(per_cell, key=lambda c: (per_cell[c], -c))
+    per_cell = {c: sum(w for _, w in moves) for c, moves in per_move.items()}
+    order = sorted(per_cell, key=lambda c: (-per_cell[c], c))
+    if shown.any():
+        per_cell = _hinge_on_paper(winner, per_move, order, per_cell, shown)
+    cell = max(order, key=lambda c: (per_cell[c], -c))
     vouched = symmetric(winner.grid) and not _inked_empty_cells(reading, winner.grid).any()
     return per_cell[cell] * (NEAR_ODDS if vouched else 1.0), cell
+
+
+def _hinge_on_paper(winner: Candidate, per_move, order, per_cell, shown) -> dict[int, float]:
+    """Each cell's hinge weighed by the digits on paper, heaviest cells first until no
+    lighter one could weigh more: a change that leaves several solutions counts with the
+    `paper_weight` of its likeliest other solution (up to `PAPER_SOLUTIONS` of them;
+    beyond that, in full). The winner's solution among them is no rival."""
+    from solver.fast import search_one
+
+    weighed = dict(per_cell)
+    best = 0.0
+    for cell in order:
+        if per_cell[cell] <= best:
+            break
+        total = 0.0
+        for v, weight in per_move[cell]:
+            grid = winner.grid.copy()
+            grid[cell] = v
+            count, solutions, _ = search_one(grid, limit=PAPER_SOLUTIONS + 1, keep=PAPER_SOLUTIONS)
+            fit = 1.0
+            if count <= PAPER_SOLUTIONS:
+                others = [s for s in solutions if not np.array_equal(s, winner.solution)]
+                fit = max((paper_weight(shown, s) for s in others), default=0.0)
+            total += weight * fit
+        weighed[cell] = total
+        best = max(best, total)
+    return weighed
 
 
 def _inked_empty_cells(reading: Reading, grid: np.ndarray) -> np.ndarray:

@@ -524,3 +524,31 @@ def test_a_symmetric_pattern_does_not_vouch_for_a_reading_with_ink_in_an_empty_c
     blind = ink.copy()
     blind[faint] = 0.0
     assert correct(read, probs, ink=blind).solved
+
+
+def test_digits_on_paper_that_fit_only_the_winner_settle_its_hinge():
+    """A printed digit read at 85%, its twin at 13%, where the twin would leave the puzzle
+    open, on an asymmetric pattern: refused on the print alone (the hinge). The same print
+    on a page filled in by hand with the winner's solution is solved: a given the reader
+    missed was not missed by the person who filled the grid in, so the open puzzle's other
+    solutions each contradict several entries."""
+    rng = np.random.default_rng(4)
+    givens, solution = (
+        a.reshape(81).astype(np.int8) for a in make_puzzle(rng, 28, symmetric=False)
+    )
+    cell, twin = next(
+        (int(c), t)
+        for c in np.flatnonzero(givens)
+        for t in TWINS[givens[c]]
+        if count(np.where(np.arange(81) == c, t, givens))[0] > 1
+    )
+    probs = confident(givens, 0.995).astype(np.float64)
+    probs[cell] = 0.02 / 8
+    probs[cell, givens[cell]], probs[cell, twin] = 0.85, 0.13
+    paper = np.where(givens > 0, 0, solution)
+
+    alone = correct(givens, probs)
+    filled = correct(givens, probs, paper=paper)
+
+    assert not alone.solved and alone.hinge_cell == cell
+    assert filled.solved and np.array_equal(filled.solution, solution), filled.note
