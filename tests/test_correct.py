@@ -405,26 +405,34 @@ def test_a_blind_miss_is_refused_in_words_the_user_can_act_on():
     assert f"hinges on {cell_name(cell)}" in result.message and "missed" in result.message
 
 
+def doubtful_digit_reading(symmetric_print: bool):
+    """A generated puzzle read right, but one printed digit only at 85%, its confusable twin
+    at 13%, where the twin would leave the puzzle open. Returns the givens, probabilities,
+    that cell and the solution."""
+    rng = np.random.default_rng(4)
+    givens, solution = (
+        a.reshape(81).astype(np.int8) for a in make_puzzle(rng, 28, symmetric=symmetric_print)
+    )
+    cell, twin = next(
+        (int(c), t)
+        for c in np.flatnonzero(givens)
+        for t in TWINS[givens[c]]
+        if count(np.where(np.arange(81) == c, t, givens))[0] > 1
+    )
+    probs = confident(givens, 0.995).astype(np.float64)
+    probs[cell] = 0.02 / 8
+    probs[cell, givens[cell]], probs[cell, twin] = 0.85, 0.13
+    return givens, probs, cell, solution
+
+
 def test_a_symmetric_reading_with_one_doubtful_digit_is_still_solved():
     """A printed digit read at 85%, its twin at 13%, where the twin would leave the puzzle
     open: on a symmetric pattern of givens a missed given would show as a gap in the
     symmetry, so the reading stands (the `NEAR_ODDS` weighing); the same doubt on an
     asymmetric pattern is refused."""
     for symmetric_print, solved in ((True, True), (False, False)):
-        rng = np.random.default_rng(4)
-        givens, solution = (
-            a.reshape(81).astype(np.int8) for a in make_puzzle(rng, 28, symmetric=symmetric_print)
-        )
+        givens, probs, cell, solution = doubtful_digit_reading(symmetric_print)
         assert ((givens > 0) == (givens > 0)[::-1]).all() == symmetric_print
-        cell, twin = next(
-            (int(c), t)
-            for c in np.flatnonzero(givens)
-            for t in TWINS[givens[c]]
-            if count(np.where(np.arange(81) == c, t, givens))[0] > 1
-        )
-        probs = confident(givens, 0.995).astype(np.float64)
-        probs[cell] = 0.02 / 8
-        probs[cell, givens[cell]], probs[cell, twin] = 0.85, 0.13
 
         fix = correct(givens, probs)
 
@@ -532,19 +540,7 @@ def test_digits_on_paper_that_fit_only_the_winner_settle_its_hinge():
     on a page filled in by hand with the winner's solution is solved: a given the reader
     missed was not missed by the person who filled the grid in, so the open puzzle's other
     solutions each contradict several entries."""
-    rng = np.random.default_rng(4)
-    givens, solution = (
-        a.reshape(81).astype(np.int8) for a in make_puzzle(rng, 28, symmetric=False)
-    )
-    cell, twin = next(
-        (int(c), t)
-        for c in np.flatnonzero(givens)
-        for t in TWINS[givens[c]]
-        if count(np.where(np.arange(81) == c, t, givens))[0] > 1
-    )
-    probs = confident(givens, 0.995).astype(np.float64)
-    probs[cell] = 0.02 / 8
-    probs[cell, givens[cell]], probs[cell, twin] = 0.85, 0.13
+    givens, probs, cell, solution = doubtful_digit_reading(symmetric_print=False)
     paper = np.where(givens > 0, 0, solution)
 
     alone = correct(givens, probs)
