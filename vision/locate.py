@@ -122,10 +122,11 @@ def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None)
     grid bowed by a cell scores about 0), largest first: any larger one, and the best itself,
     when the best's lines are not all where its corners put them (a curl's best straight
     fit may be two thirds of the grid), else those twice its size; each costs a trace
-    of its lines (`vision.mesh.grid_mesh`). The page's own outline, cut by the photo's
-    edge, is no grid: it would take the tries from the grid inside it. A mesh must explain the lines clearly better
-    than the straight warp did (`BENT_GAIN`): on a flat page a traced line a pixel off
-    would only blur the cut.
+    of its lines (`vision.mesh.grid_mesh`). Outlines that reach the photo's edge are not
+    traced (`touches_frame`): on a curled page they are the page itself, and they took
+    the tries from the grid inside it. A mesh must explain the lines clearly better than
+    the straight warp did (`BENT_GAIN`): on a flat page a traced line a pixel off would
+    only blur the cut.
     """
     unsure = best is None or best.score < STRAIGHT_ENOUGH
     floor = 0.0 if best is None else quad_area(best.corners) * (1.1 if unsure else 2.0)
@@ -147,8 +148,9 @@ def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None)
 
 
 def touches_frame(corners: np.ndarray, shape: tuple[int, ...], gap: float = 2.0) -> bool:
-    """Whether a quadrilateral reaches the photo's edge: the page itself cut by the frame,
-    never a grid whose every cell is in view.
+    """Whether a quadrilateral reaches the photo's edge (within `gap` pixels): on a curled
+    page, the page's own outline cut by the frame. A grid cropped that tightly is still
+    traced when it is the best straight candidate (`bent_grid` tries the best itself).
 
     >>> touches_frame(np.float32([[0, 10], [50, 10], [50, 60], [0, 60]]), (100, 100))
     True
