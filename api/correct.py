@@ -20,10 +20,11 @@ single change of the winner's grid is probed and the mass of larger rival change
 bounded (`rival_bound`); a solution is accepted only when the readings leading to it outweigh
 that bound and hold `Limits.min_posterior` (95%) of the mass found, and when its uniqueness
 does not hinge on one doubtful digit whose other readings would leave the puzzle open (a
-given missed where no ink was seen, closed by a misread digit or a speck: `_hinge`). The reading itself, when
-it already has one solution, is just the first (cheapest) candidate. When several solutions
-compete, or the budget runs out first, the result says so and names the cells most likely at
-fault, and for a reading with several solutions the cells where one added digit would settle it.
+given missed where no ink was seen, closed by a misread digit or a speck: `_hinge`). The
+reading itself, when it already has one solution, is just the first (cheapest) candidate.
+When several solutions compete, or the budget runs out first, the result says so and names
+the cells most likely at fault, and for a reading with several solutions the cells where one
+added digit would settle it.
 """
 
 from __future__ import annotations
@@ -488,7 +489,7 @@ def _correct(reading: Reading, limits: Limits, count: Counter) -> Correction:
     if not found:
         note = "no nearby reading has exactly one solution"
         return _verdict(reading, read_count, "not_found", note=note, **missed)
-    weighing = weigh(reading, found, count, limits.missed_prior)
+    weighing = weigh(reading, found, count, limits.missed_prior, limits.max_hinge)
     return _judge(reading, read_count, found, weighing, tried, limits, missed)
 
 
@@ -521,7 +522,11 @@ def paper_weight(paper: np.ndarray, solution: np.ndarray) -> float:
 
 
 def weigh(
-    reading: Reading, found: list[Candidate], count: Counter, missed_prior: float = 1.0
+    reading: Reading,
+    found: list[Candidate],
+    count: Counter,
+    missed_prior: float = 1.0,
+    max_hinge: float = MAX_HINGE,
 ) -> Weighing:
     """Weigh each distinct solution by the probability of every reading that leads to it,
     then look at the rest of the space from the winner's grid: its single changes (allowed
@@ -562,7 +567,7 @@ def weigh(
             if solution != SEVERAL and solution not in paper:
                 paper[solution] = paper_weight(shown, np.frombuffer(solution, np.int8))
     unexplored = rival_bound(costs, winner.grid, changed, winner.solution, shown) * scale
-    hinge, cell = _hinge(reading, winner, singles, shown)
+    hinge, cell = _hinge(reading, winner, singles, shown, max_hinge)
     closest = _closest_rival(found, singles, winner, paper)
     return Weighing(winner, mass, unexplored, probes, paper, hinge, cell, closest)
 
@@ -574,7 +579,9 @@ def symmetric(values: np.ndarray) -> bool:
     return bool((filled == filled[::-1]).all())
 
 
-def _hinge(reading: Reading, winner: Candidate, singles, shown: np.ndarray) -> tuple[float, int]:
+def _hinge(
+    reading: Reading, winner: Candidate, singles, shown: np.ndarray, max_hinge: float
+) -> tuple[float, int]:
     """How far the winner's uniqueness hinges on one doubtful digit, and that digit's cell
     (-1 when none does).
 
@@ -595,7 +602,9 @@ def _hinge(reading: Reading, winner: Candidate, singles, shown: np.ndarray) -> t
     `NEAR_ODDS`, unless an empty cell shows ink that may be such a given
     (`_inked_empty_cells`). Digits clearly on paper that agree with the winner (`shown`)
     weigh each such reading by how well its other solutions fit them (`_hinge_on_paper`):
-    a given missed by the reader was not missed by the person who filled the grid in."""
+    a given missed by the reader was not missed by the person who filled the grid in. They
+    can only lower a cell's weight, so only the cells that would refuse the winner without
+    them (above `max_hinge`) are weighed so."""
     changed = {m.cell: reading.values[m.cell] for m in winner.moves}
     per_move: dict[int, list[tuple[int, float]]] = {}
     for (cell, v), weight, solution in singles:
@@ -605,22 +614,26 @@ def _hinge(reading: Reading, winner: Candidate, singles, shown: np.ndarray) -> t
         return 0.0, -1
     per_cell = {c: sum(w for _, w in moves) for c, moves in per_move.items()}
     order = sorted(per_cell, key=lambda c: (-per_cell[c], c))
-    if shown.any():
-        per_cell = _hinge_on_paper(winner, per_move, order, per_cell, shown)
-    cell = max(order, key=lambda c: (per_cell[c], -c))
     vouched = symmetric(winner.grid) and not _inked_empty_cells(reading, winner.grid).any()
-    return per_cell[cell] * (NEAR_ODDS if vouched else 1.0), cell
+    odds = NEAR_ODDS if vouched else 1.0
+    if shown.any():
+        per_cell = _hinge_on_paper(winner, per_move, order, per_cell, shown, max_hinge / odds)
+    cell = max(order, key=lambda c: (per_cell[c], -c))
+    return per_cell[cell] * odds, cell
 
 
-def _hinge_on_paper(winner: Candidate, per_move, order, per_cell, shown) -> dict[int, float]:
+def _hinge_on_paper(
+    winner: Candidate, per_move, order, per_cell, shown, floor: float
+) -> dict[int, float]:
     """Each cell's hinge weighed by the digits on paper, heaviest cells first until no
-    lighter one could weigh more: a change that leaves several solutions counts with the
-    `paper_weight` of its likeliest other solution (up to `PAPER_SOLUTIONS` of them;
-    beyond that, in full). The winner's solution among them is no rival."""
+    lighter one could weigh more than `floor` or than a cell already weighed: a change
+    that leaves several solutions counts with the `paper_weight` of its likeliest other
+    solution (up to `PAPER_SOLUTIONS` of them; beyond that, in full). The winner's solution
+    among them is no rival."""
     from solver.fast import search_one
 
     weighed = dict(per_cell)
-    best = 0.0
+    best = floor
     for cell in order:
         if per_cell[cell] <= best:
             break
