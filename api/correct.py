@@ -79,9 +79,10 @@ NEAR_ODDS = 1 / 40
 # print no such chance.
 MISSED_DOUBT = 0.1
 # A hinge's readings with several solutions are searched for up to this many solutions when
-# digits clearly on paper may tell them apart (`_hinge_on_paper`); beyond it the paper is not
-# consulted. A whole grid filled in by hand leaves any other solution at least four
-# contradicted entries.
+# digits clearly on paper may tell them apart (`_hinge_on_paper`); beyond it the paper is
+# asked only whether some other solution contradicts none of it, or one
+# (`fewest_contradicted`). A whole grid filled in by hand leaves any other solution at least
+# four contradicted entries.
 PAPER_SOLUTIONS = 50
 # A single rival reading with another solution at least this likely against the winner's own
 # reading refuses the winner, however many readings share the winner's solution: the
@@ -642,14 +643,50 @@ def _hinge_on_paper(
             grid = winner.grid.copy()
             grid[cell] = v
             count, solutions, _ = search_one(grid, limit=PAPER_SOLUTIONS + 1, keep=PAPER_SOLUTIONS)
-            fit = 1.0
             if count <= PAPER_SOLUTIONS:
-                others = [s for s in solutions if not np.array_equal(s, winner.solution)]
-                fit = max((paper_weight(shown, s) for s in others), default=0.0)
+                others = [s for s in solutions[:count] if not np.array_equal(s, winner.solution)]
+                free = np.where(grid == 0, shown, 0)  # a digit the reading sets is its own
+                fit = max((paper_weight(free, s) for s in others), default=0.0)
+            else:
+                fit = PAPER_DOUBT ** fewest_contradicted(grid, shown, winner.solution)
             total += weight * fit
         weighed[cell] = total
         best = max(best, total)
     return weighed
+
+
+def fewest_contradicted(grid: np.ndarray, shown: np.ndarray, solution: np.ndarray) -> int:
+    """How few of the digits on paper (`shown`) some solution of `grid` other than `solution`
+    contradicts: 0, 1, or 2 when every other one contradicts at least two.
+
+    Asked of the solver, not of a list of solutions: the grid plus the paper's digits
+    (all, or all but one) must still have a solution that is not `solution`. So a reading
+    with thousands of solutions is still weighed by the paper, and the 2 is a lower bound
+    that only ever overstates a rival's fit.
+
+    >>> solution = np.array(list(map(int, "534678912672195348198342567859761423426853791"
+    ...     "713924856961537284287419635345286179")), np.int8)
+    >>> open_grid = np.zeros(81, np.int8)
+    >>> fewest_contradicted(open_grid, solution, solution)    # the paper pins the winner
+    2
+    >>> fewest_contradicted(open_grid, np.zeros(81, np.int8), solution)   # nothing on paper
+    0
+    """
+    from solver.fast import search_one
+
+    grid = np.asarray(grid, np.int8).reshape(81)
+    shown = np.where(grid == 0, np.asarray(shown).reshape(81), 0).astype(np.int8)
+
+    def other_solution(paper: np.ndarray) -> bool:
+        count, solutions, _ = search_one(np.where(paper > 0, paper, grid), limit=2, keep=2)
+        return any(not np.array_equal(s, solution) for s in solutions[:count])
+
+    if other_solution(shown):
+        return 0
+    for cell in np.flatnonzero(shown):
+        if other_solution(np.where(np.arange(81) == cell, 0, shown)):
+            return 1
+    return 2
 
 
 def _inked_empty_cells(reading: Reading, grid: np.ndarray) -> np.ndarray:
@@ -847,7 +884,9 @@ def rival_bound(cost_table, grid, changed, solution, paper=None) -> float:
     column and box where the winner's solution holds v (the rival holds v at c). Each of
     them that shows the winner's digit on paper multiplies the rival's weight by
     `PAPER_DOUBT` (`paper_weight`); a set is charged this once, at its first departing
-    move, so no cell is counted twice.
+    move, so no cell is counted twice. The rivals are also bounded solution by solution
+    (`_paper_rivals`), and the lower of the two bounds holds: on a grid filled in by hand
+    the first lets a set of many doubtful givens weigh in full beside one departing move.
     """
     weight = np.exp(-cost_table)  # inf cost -> 0
     cell_weight = weight.sum(axis=1)
@@ -865,29 +904,79 @@ def rival_bound(cost_table, grid, changed, solution, paper=None) -> float:
     departing[:, 0] = False
     drops = np.where(rival, weight[:, 0], 0.0)
     neutral = np.where(mine, weight, 0.0).sum(axis=1) + np.where(rival, 0.0, weight[:, 0])
-    factor = 1.0 if paper is None else _paper_factors(solution, paper)
     leave = np.where(departing & rival[:, None], weight, 0.0)  # departing at a rival cell
     add = np.where(departing & ~rival[:, None], weight, 0.0)  # departing add
     every = weight.sum(axis=1)
 
-    def first_departing(before: np.ndarray, moves: np.ndarray, after: np.ndarray) -> float:
+    def first_departing(before, moves, after, factor) -> float:
         """Sum over sets holding a move of `moves`, charged at the first such cell: the
         cells before it take `before`, the cells after it `after`."""
         head = np.concatenate([[1.0], np.cumprod(1 + before)[:-1]])
         tail = np.concatenate([np.cumprod((1 + after)[::-1])[::-1][1:], [1.0]])
         return float((head * (moves * factor).sum(axis=1) * tail).sum())
 
-    # (A) a departing move at a read or changed cell, anything else anywhere
-    leaving = first_departing(neutral + drops + add.sum(axis=1), leave, every)
-    # (B) no departing move at a rival cell, a drop and a departing add
-    quiet = neutral + add.sum(axis=1)
-    adding = first_departing(neutral + drops, add, quiet + drops) - first_departing(
-        neutral, add, quiet
-    )
+    def departing_sets(factor) -> float:
+        # (A) a departing move at a read or changed cell, anything else anywhere
+        leaving = first_departing(neutral + drops + add.sum(axis=1), leave, every, factor)
+        # (B) no departing move at a rival cell, a drop and a departing add
+        quiet = neutral + add.sum(axis=1)
+        adding = first_departing(neutral + drops, add, quiet + drops, factor)
+        adding -= first_departing(neutral, add, quiet, factor)
+        return leaving + adding - float((leave * factor).sum())  # the singles were probed
+
     # (C) drops and the winner's own digits only: several solutions at most, counted in full
     several = math.exp(np.log1p(neutral + drops).sum()) - math.exp(np.log1p(neutral).sum())
-    singles = float((leave * factor).sum()) + float(drops.sum())
-    return max(0.0, leaving + adding + several - singles)
+    several -= float(drops.sum())  # the single drops were probed
+    if paper is None:
+        return max(0.0, departing_sets(1.0) + several)
+    by_moves = departing_sets(_paper_factors(solution, paper)) + several
+    near = _paper_rivals(np.exp(-cost_table), grid, solution, paper)
+    if near is None:
+        return max(0.0, by_moves)
+    by_solutions = near + PAPER_DOUBT**2 * (departing_sets(1.0) + several)
+    return max(0.0, min(by_moves, by_solutions))
+
+
+def _paper_rivals(weight, grid, solution, paper) -> float | None:
+    """The rivals' mass bounded through the solutions they could lead to, given the digits
+    on `paper` (all agreeing with the winner's `solution`) in the cells the winner leaves
+    empty: the user's entries, which the print reading does not see as digits.
+
+    Every other sudoku solution that contradicts at most one entry is listed (the entries,
+    all or all but one, as givens; None if any of these has more than `PAPER_SOLUTIONS`
+    solutions). Such a solution is reached only by a grid inside it: each of the winner's
+    digits kept, dropped or, where that solution differs, changed to its digit, and each
+    empty cell left (times `PAPER_DOUBT` if that contradicts the entry there) or given its
+    digit; the weights of all such grids, whether they have one solution or several,
+    multiply out cell by cell, and their sum is returned. Every other solution contradicts
+    at least two entries, so `rival_bound` counts the rest of the rivals, and the readings
+    with several solutions, times `PAPER_DOUBT` squared: with the paper, a reading that
+    leaves the print open is answered by the solution the entries fit
+    (`api.pipeline`), and a rival that reads a printed digit into an entry's cell pays
+    that reading's weight, from the cell model's print classes, apart from the entry's own
+    reading (as `_paper_factors` does).
+    """
+    from solver.fast import search_one
+
+    entries = np.where(grid == 0, np.asarray(paper).reshape(81), 0).astype(np.int8)
+    solution = np.asarray(solution).reshape(81)
+    near: dict[bytes, np.ndarray] = {}
+    for cell in [-1, *np.flatnonzero(entries)]:
+        givens = np.where(np.arange(81) == cell, 0, entries).astype(np.int8)
+        count, solutions, _ = search_one(
+            givens, limit=PAPER_SOLUTIONS + 2, keep=PAPER_SOLUTIONS + 1
+        )
+        if count > PAPER_SOLUTIONS:
+            return None
+        near.update((s.tobytes(), s) for s in solutions[:count] if not np.array_equal(s, solution))
+    cells = np.arange(81)
+    unseen = 0.0
+    for other in near.values():
+        theirs = weight[cells, other]
+        left = np.where((entries > 0) & (entries != other), PAPER_DOUBT, 1.0)
+        kept = np.where(grid == other, 1.0 + weight[:, 0], weight[:, 0] + theirs)
+        unseen += float(np.prod(np.where(grid == 0, left + theirs, kept)))
+    return unseen
 
 
 def _paper_factors(solution, paper) -> np.ndarray:

@@ -7,7 +7,7 @@ import pytest
 
 from api.correct import PEERS, Limits, cell_name, conflicting_pairs, correct
 from samples.synthetic import make_puzzle
-from solver.fast import count_solutions_81
+from solver.fast import count_solutions_81, search_one
 
 
 def count(values: np.ndarray, limit: int = 2):
@@ -548,3 +548,60 @@ def test_digits_on_paper_that_fit_only_the_winner_settle_its_hinge():
 
     assert not alone.solved and alone.hinge_cell == cell
     assert filled.solved and np.array_equal(filled.solution, solution), filled.note
+
+
+def test_a_grid_filled_in_by_hand_bounds_the_readings_not_explored():
+    """Eight givens each read at 60%, with a twin digit at 10% and "no given" (a hand's
+    digit) at 30%: too many doubts for the print alone, whose unexplored readings could
+    outweigh the best one. With every empty cell filled in by hand with that solution, any
+    other solution contradicts at least two entries, so the same print is solved; with
+    entries in only a few cells (the paper fits thousands of solutions) it is still
+    refused."""
+    givens, solution = puzzle(0)
+    probs = confident(givens).astype(np.float64)
+    for cell in np.flatnonzero(givens)[:8]:
+        probs[cell] = 0.0001
+        probs[cell, givens[cell]], probs[cell, givens[cell] % 9 + 1], probs[cell, 0] = 0.6, 0.1, 0.3
+    filled = np.where(givens > 0, 0, solution).astype(np.int8)
+    few = np.where(np.isin(np.arange(81), np.flatnonzero(filled)[:6]), filled, 0).astype(np.int8)
+
+    alone = correct(givens, probs)
+    by_hand = correct(givens, probs, paper=filled)
+    partly = correct(givens, probs, paper=few)
+
+    assert alone.status == "ambiguous" and "not explored" in alone.note
+    assert by_hand.solved and np.array_equal(by_hand.solution, solution), by_hand.note
+    assert by_hand.unexplored < alone.unexplored / 50
+    assert partly.status == "ambiguous" and "not explored" in partly.note
+
+
+def test_fewest_contradicted_counts_the_entries_another_solution_breaks():
+    """A hinge reading with more solutions than can be listed is still weighed by the paper:
+    with every empty cell of a puzzle filled in, any other solution of the puzzle less ten
+    givens breaks at least two entries. A paper with blanks enough for a second solution
+    fits it (none broken); one of the cells where the two differ filled in, one broken."""
+    from api.correct import fewest_contradicted
+
+    givens, solution = puzzle(0)
+    opened = givens.copy()
+    opened[np.flatnonzero(givens)[:10]] = 0  # thousands of solutions
+    filled = np.where(opened > 0, 0, solution).astype(np.int8)
+    assert count(opened, 100)[0] == 100
+    assert fewest_contradicted(opened, filled, solution) == 2
+
+    paper = solution.copy()
+    for cell in np.random.default_rng(1).permutation(81):  # blank until a second solution
+        paper[cell] = 0
+        if count(paper)[0] > 1:
+            break
+    other = next(s for s in search_one(paper, limit=2)[1] if not np.array_equal(s, solution))
+    differ = np.flatnonzero(other != solution)
+    empty = np.zeros(81, np.int8)
+    assert fewest_contradicted(empty, paper, solution) == 0
+    ones = []
+    for cell in differ:
+        one = paper.copy()
+        one[cell] = solution[cell]
+        if count(one)[0] == 1:  # no other solution fits this paper entirely
+            ones.append(fewest_contradicted(empty, one, solution))
+    assert ones and set(ones) == {1}
