@@ -25,13 +25,14 @@ def bowed_crossings(bow: float) -> np.ndarray:
     return np.stack([x, y], -1)
 
 
-def drawn_grid(crossings: np.ndarray) -> np.ndarray:
+def drawn_grid(crossings: np.ndarray, border: int = 4) -> np.ndarray:
     """A white image with the grid drawn through `crossings` (rows as smooth curves, thick
-    borders and box lines) and a bold digit in some cells, touching nothing."""
+    borders and box lines, the border `border` px wide) and a bold digit in some cells,
+    touching nothing."""
     image = np.full((600, 600), 255, np.uint8)
     fine = np.linspace(0, 9, 181)
     for i in range(10):
-        width = 4 if i % 3 == 0 else 1
+        width = border if i in (0, 9) else 4 if i % 3 == 0 else 1
         xs = np.interp(fine, np.arange(10), crossings[i, :, 0])
         ys = np.interp(fine, np.arange(10), crossings[i, :, 1])
         cv2.polylines(image, [np.int32(np.stack([xs, ys], 1))], False, 0, width)
@@ -51,6 +52,31 @@ def test_curved_lines_are_traced_to_their_crossings():
     mesh = grid_mesh(image, corners)
     assert mesh is not None
     assert np.abs(mesh - truth).max() < 0.1 * CELL
+
+
+def test_the_outer_lines_run_on_the_borders_outer_edge_as_the_corners_do():
+    """A located grid's corners are its border's outer edge, and the mesh's outer ring is
+    moved there from wherever across the border's width it was traced, so the outer cells
+    hold the whole border, as a flat grid's warp does, whether the border is thin or thick;
+    the inner crossings stay where they are."""
+    truth = bowed_crossings(0.75)
+    out = np.array([[-1, -1], [1, -1], [1, 1], [-1, 1]])
+    for half in (0, 2, 4):
+        image = drawn_grid(truth, border=2 * half + 1)
+        corners = truth[[0, 0, 9, 9], [0, 9, 9, 0]] + half * out
+        mesh = grid_mesh(image, corners)
+        edge = truth.copy()
+        edge[0, :, 1] -= half
+        edge[9, :, 1] += half
+        edge[:, 0, 0] -= half
+        edge[:, 9, 0] += half
+        assert np.abs(mesh[1:9, 1:9] - truth[1:9, 1:9]).max() < 0.08 * CELL
+        ring = np.ones((10, 10), bool)
+        ring[1:9, 1:9] = False
+        corners = np.zeros((10, 10), bool)
+        corners[[0, 0, 9, 9], [0, 9, 9, 0]] = True
+        assert np.abs(mesh[ring & ~corners] - edge[ring & ~corners]).max() < 0.075 * CELL, half
+        assert np.abs(mesh[corners] - edge[corners]).max() < 0.15 * CELL, half
 
 
 def test_a_flat_grid_gets_no_mesh():

@@ -42,6 +42,7 @@ INNER_STEP_COST = 0.08  # ... an inner line's: it follows the borders' bend for 
 AGREE = 0.08  # cells: a traced strip this far from its line's smooth fit was led astray
 LINE_SPAN = 0.9  # cells: a stroke shorter both ways is a digit or a letter, not a line
 FLAT = 0.2  # cells: a grid straightened this well by its corners needs no mesh
+EDGE_REACH = 0.15  # cells: how far out of its traced middle a border's outer edge may lie
 
 
 def grid_mesh(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
@@ -81,9 +82,61 @@ def grid_mesh(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
     crossings = traced_crossings(probe, REFINE_REACH, REFINE_REACH)
     if not plausible(crossings, cell):
         return first
+    crossings = on_outer_edge(crossings, line_ink(darkness(probe), cell), cell)
     return square_to_photo(crossings.reshape(-1, 2) - margin, homographies, 9 * cell).reshape(
         10, 10, 2
     )
+
+
+def on_outer_edge(crossings: np.ndarray, ink: np.ndarray, cell: int) -> np.ndarray:
+    """The crossings with the outer ring moved out from the border's middle, where it was
+    traced, to its outer edge (at most `EDGE_REACH` of a cell): a grid's located corners
+    are that edge, and a flat grid's warp from them holds the whole border in its outer
+    cells, so a digit there sits in its cell as on a flat page (the cell model reads a
+    border's stroke along a cell's side as a hand's).
+
+    The edge is where the line's ink, across it, falls below half its strength.
+
+    >>> ink = np.zeros((352, 352), np.float32)
+    >>> ink[28:37, 28:324] = ink[315:324, 28:324] = 1   # top and bottom borders, 9 px thick
+    >>> ink[28:324, 28:37] = ink[28:324, 315:324] = 1   # left and right
+    >>> ticks = 32.0 + 32 * np.arange(10)
+    >>> traced = np.stack(np.meshgrid(ticks, ticks), -1)   # traced through the middles
+    >>> moved = on_outer_edge(traced, ink, 32)
+    >>> moved[0, 4].tolist(), moved[9, 9].tolist(), moved[4, 4].tolist()
+    ([160.0, 28.0], [323.0, 323.0], [160.0, 160.0])
+    """
+    out = crossings.copy()
+    reach = int(round(EDGE_REACH * cell))
+    side = ink.shape[0]
+
+    def outward(x: float, y: float, dx: int, dy: int) -> int:
+        """Pixels from (x, y) out along (dx, dy) the line's ink still holds."""
+        steps = 0
+        for step in range(1, reach + 1):
+            px, py = int(round(x + dx * step)), int(round(y + dy * step))
+            lo_x, lo_y = max(0, px - 2 * abs(dy)), max(0, py - 2 * abs(dx))
+            across = ink[
+                lo_y : min(side, py + 2 * abs(dx) + 1), lo_x : min(side, px + 2 * abs(dy) + 1)
+            ]
+            if not across.size or across.mean() < 0.5:
+                break
+            steps = step
+        return steps
+
+    # each crossing walks out on its own (a bent page's border is not everywhere as
+    # sharp), but a corner no further than the line's other crossings: past the grid's
+    # corner the walk may run on into whatever ink lies beyond it
+    inner = slice(1, 9)
+    for i, dy in ((0, -1), (9, 1)):  # top and bottom lines move up and down
+        steps = np.array([outward(*crossings[i, k], 0, dy) for k in range(10)], np.float64)
+        steps[[0, 9]] = np.minimum(steps[[0, 9]], steps[inner].max())
+        out[i, :, 1] += dy * steps
+    for j, dx in ((0, -1), (9, 1)):  # left and right lines move left and right
+        steps = np.array([outward(*crossings[k, j], dx, 0) for k in range(10)], np.float64)
+        steps[[0, 9]] = np.minimum(steps[[0, 9]], steps[inner].max())
+        out[:, j, 0] += dx * steps
+    return out
 
 
 def traced_crossings(probe: np.ndarray, border_reach: float, inner_reach: float) -> np.ndarray:
