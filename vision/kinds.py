@@ -47,11 +47,6 @@ SIDE = 32  # pixels per channel and side
 # (95% of print and of Kubiesa's) are above it, so their other turn need not be tried.
 UPRIGHT_SURE = -0.1
 CHANNELS = 3
-# A page shows a hand when some cell is read as a hand's (a digit or pencil marks) this
-# surely; on a page with none, doubtful hand-writing is weighed towards print by LONE_ODDS
-# (`kinds_without_a_hand`).
-SURE_HAND = 0.9
-LONE_ODDS = 0.1
 # class index: 0 empty, 1..9 printed digit, 10..18 written digit, 19 candidates
 EMPTY, CANDIDATES = 0, 19
 CLASSES = ("empty",) + tuple(f"printed {d}" for d in range(1, 10))
@@ -229,42 +224,6 @@ def weigh_print_against_hand(kinds: np.ndarray, cells: np.ndarray, odds: np.ndar
     out[cells, 1:10] *= ((total - new_w) / np.maximum(p, 1e-12))[:, None]
     out[cells, 10:19] *= (new_w / np.maximum(w, 1e-12))[:, None]
     return out
-
-
-def kinds_without_a_hand(kinds: np.ndarray, blobs: np.ndarray) -> np.ndarray:
-    """The kinds of a page where no cell shows a hand for sure, its doubtful hand-writing
-    weighed towards print (`LONE_ODDS`).
-
-    A person who fills a grid in leaves some of it that the cell model is sure of: on the
-    399 labelled photos (fold models, held out) every page with hand-writing had a digit or
-    pencil cell read as a hand's at `SURE_HAND` or more, and no page without one held any;
-    there the cells still read as a hand's were print (14) or empty paper (27). So on such
-    a page a digit-shaped blob the model calls a hand's at less than `SURE_HAND` is more
-    likely print: a curled page's edge or an odd typeface. Empty paper is not touched (its
-    mass of "empty" stays), nor a cell without a blob of its own (`blobs`). Should a lone
-    entry be taken for print, a right one leaves the solution as it is and a wrong one
-    leaves none (`printed_probabilities`).
-
-    >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
-    >>> kinds[0, 0], kinds[0, 7], kinds[0, 16] = 0, 0.3, 0.7    # a printed 7 in doubt
-    >>> blobs = np.zeros(81, bool); blobs[0] = True
-    >>> round(float(kinds_without_a_hand(kinds, blobs)[0, 7]), 2)
-    0.81
-    >>> kinds[1, 0], kinds[1, 13] = 0, 1.0                       # a hand's 4, for sure
-    >>> round(float(kinds_without_a_hand(kinds, blobs)[0, 7]), 2)
-    0.3
-    """
-    kinds = np.asarray(kinds, np.float32)
-    hand = np.maximum(kinds[:, 10:19].sum(axis=1), kinds[:, CANDIDATES])
-    if (hand >= SURE_HAND).any():
-        return kinds
-    digit = kinds[:, 1:19].sum(axis=1)
-    cells = np.flatnonzero(
-        np.asarray(blobs, bool) & (digit >= 0.9) & (kinds[:, 10:19].sum(axis=1) > 0)
-    )
-    if not len(cells):
-        return kinds
-    return weigh_print_against_hand(kinds, cells, np.full(len(cells), LONE_ODDS))
 
 
 def printed_probabilities(

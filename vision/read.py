@@ -27,13 +27,13 @@ import numpy as np
 
 from vision.cells import Cells, cut_cells, with_coloured_ink
 from vision.inkcolour import ink_colours, kinds_by_colour, pen_ink
-from vision.kinds import kinds_without_a_hand, printed_probabilities, upright_kinds
 from vision.kinds import model_path as cell_model_path
+from vision.kinds import printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
-from vision.typeface import kinds_by_typeface
+from vision.typeface import kinds_by_typeface, kinds_without_a_hand
 from vision.warp import WARP_SIDE, grid_homography, to_image, turn, turn_boxes, warp_grid
 
 
@@ -261,7 +261,8 @@ def read_located(
             _, kinds = upright_kinds(color, cells, turns=(k,))
             colours = np.where(joining[:, None], pen_colours, colours)
             kinds = weighed_by_page(kinds, colours, cells.rotated(k).images)
-        kinds = kinds_without_a_hand(kinds, cells.rotated(k).blobs)
+        turned = cells.rotated(k)
+        kinds = kinds_without_a_hand(kinds, turned.blobs, turned.images)
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(corners, homography, side, k)

@@ -26,13 +26,22 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.kinds import weigh_print_against_hand
+from vision.kinds import CANDIDATES, weigh_print_against_hand
 from vision.recognise import single_thread_dot
 
 # Odds for print by the closest twin's likeness, interpolated (in log) between these
 # points: 1 (no evidence) up to 0.95, then rising. Each is about half or less of the ratio
 # measured on fold 1 (print share / hand share in bins from 0.95: 1.3, 3.1, 12.7, 63, 150).
 TWIN_ODDS = ((0.95, 1.0), (0.96, 2.0), (0.97, 6.0), (0.98, 25.0), (0.99, 60.0))
+# A page shows a hand when some cell is read as a hand's (a digit or pencil marks) this
+# surely; on a page with none, doubtful hand-writing with a twin at LONE_TWIN or more is
+# weighed towards print by LONE_ODDS (`kinds_without_a_hand`). The printed digits the
+# cell model doubted had twins at 0.83 to 0.97 on the curled pages of bench/curl.py and at
+# 0.42 to 0.97 on the Wicht print (fold models); the blobs that were no digit, 0.2 (a
+# border's end cut into a corner cell) and 0.0 (a smudge).
+SURE_HAND = 0.9
+LONE_ODDS = 0.1
+LONE_TWIN = 0.5
 
 
 def twin_likeness(images: np.ndarray, digits: np.ndarray | None = None) -> np.ndarray:
@@ -85,3 +94,45 @@ def kinds_by_typeface(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
     at, odds = np.array(TWIN_ODDS).T
     for_print = np.exp(np.interp(likeness[cells], at, np.log(odds)))
     return weigh_print_against_hand(kinds, cells, 1.0 / for_print)
+
+
+def kinds_without_a_hand(kinds: np.ndarray, blobs: np.ndarray, images: np.ndarray) -> np.ndarray:
+    """The kinds of a page where no cell shows a hand for sure, its doubtful hand-writing
+    that looks like another digit of the page weighed towards print (`LONE_ODDS`).
+
+    A person who fills a grid in leaves some of it that the cell model is sure of: on the
+    399 labelled photos (fold models, held out) every page with hand-writing had a digit or
+    pencil cell read as a hand's at `SURE_HAND` or more, and no page without one held any;
+    there the cells still read as a hand's were print (14) or empty paper (27). So on such
+    a page a digit-shaped blob the model calls a hand's at less than `SURE_HAND`, and whose
+    image has a twin among the page's digits (`twin_likeness` at least `LONE_TWIN`), is
+    more likely print: a curled page's edge or an odd typeface. Empty paper is not touched
+    (its mass of "empty" stays), nor a cell without a blob of its own (`blobs`), nor a
+    blob like no digit of the page (a border's end cut into a corner cell). Should a lone
+    entry be taken for print, a right one leaves the solution as it is and a wrong one
+    leaves none (`vision.kinds.printed_probabilities`).
+
+    >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
+    >>> kinds[0, 0], kinds[0, 7], kinds[0, 16] = 0, 0.3, 0.7    # a printed 7 in doubt
+    >>> kinds[1, 0], kinds[1, 7] = 0, 1.0                       # its twin, surely print
+    >>> images = np.zeros((81, 28, 28), np.uint8); images[:2, 6:22, 12:16] = 255
+    >>> blobs = np.zeros(81, bool); blobs[:2] = True
+    >>> round(float(kinds_without_a_hand(kinds, blobs, images)[0, 7]), 2)
+    0.81
+    >>> kinds[2, 0], kinds[2, 13] = 0, 1.0                       # a hand's 4, for sure
+    >>> round(float(kinds_without_a_hand(kinds, blobs, images)[0, 7]), 2)
+    0.3
+    """
+    kinds = np.asarray(kinds, np.float32)
+    hand = np.maximum(kinds[:, 10:19].sum(axis=1), kinds[:, CANDIDATES])
+    if (hand >= SURE_HAND).any():
+        return kinds
+    digit = kinds[:, 1:19].sum(axis=1)
+    twin = np.nan_to_num(twin_likeness(images, digit > 0.5), nan=0.0)
+    hand_mass = kinds[:, 10:19].sum(axis=1)
+    cells = np.flatnonzero(
+        np.asarray(blobs, bool) & (digit >= 0.9) & (hand_mass > 0) & (twin >= LONE_TWIN)
+    )
+    if not len(cells):
+        return kinds
+    return weigh_print_against_hand(kinds, cells, np.full(len(cells), LONE_ODDS))
