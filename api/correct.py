@@ -659,10 +659,9 @@ def fewest_contradicted(grid: np.ndarray, shown: np.ndarray, solution: np.ndarra
     """How few of the digits on paper (`shown`) some solution of `grid` other than `solution`
     contradicts: 0, 1, or 2 when every other one contradicts at least two.
 
-    Asked of the solver, not of a list of solutions: the grid plus the paper's digits
-    (all, or all but one) must still have a solution that is not `solution`. So a reading
-    with thousands of solutions is still weighed by the paper, and the 2 is a lower bound
-    that only ever overstates a rival's fit.
+    Asked of the solver (`near_solutions`), not of a list of the grid's solutions, so a
+    reading with thousands of solutions is still weighed by the paper; the answer is a
+    lower bound that only ever overstates a rival's fit.
 
     >>> solution = np.array(list(map(int, "534678912672195348198342567859761423426853791"
     ...     "713924856961537284287419635345286179")), np.int8)
@@ -672,21 +671,32 @@ def fewest_contradicted(grid: np.ndarray, shown: np.ndarray, solution: np.ndarra
     >>> fewest_contradicted(open_grid, np.zeros(81, np.int8), solution)   # nothing on paper
     0
     """
+    near = near_solutions(grid, shown, solution)
+    if near is None:
+        return 0
+    paper = np.where(np.asarray(grid).reshape(81) == 0, np.asarray(shown).reshape(81), 0)
+    return min((int(((paper > 0) & (paper != s)).sum()) for s in near), default=2)
+
+
+def near_solutions(grid: np.ndarray, paper: np.ndarray, solution: np.ndarray):
+    """The solutions of `grid` other than `solution` that contradict at most one digit on
+    `paper` (its digits in `grid`'s empty cells): the grid with the paper's digits, all or
+    all but one, as givens. None when one of those has more than `PAPER_SOLUTIONS`."""
     from solver.fast import search_one
 
     grid = np.asarray(grid, np.int8).reshape(81)
-    shown = np.where(grid == 0, np.asarray(shown).reshape(81), 0).astype(np.int8)
-
-    def other_solution(paper: np.ndarray) -> bool:
-        count, solutions, _ = search_one(np.where(paper > 0, paper, grid), limit=2, keep=2)
-        return any(not np.array_equal(s, solution) for s in solutions[:count])
-
-    if other_solution(shown):
-        return 0
-    for cell in np.flatnonzero(shown):
-        if other_solution(np.where(np.arange(81) == cell, 0, shown)):
-            return 1
-    return 2
+    paper = np.where(grid == 0, np.asarray(paper).reshape(81), 0).astype(np.int8)
+    solution = np.asarray(solution).reshape(81)
+    near: dict[bytes, np.ndarray] = {}
+    for cell in [-1, *np.flatnonzero(paper)]:
+        givens = np.where((paper > 0) & (np.arange(81) != cell), paper, grid).astype(np.int8)
+        count, solutions, _ = search_one(
+            givens, limit=PAPER_SOLUTIONS + 2, keep=PAPER_SOLUTIONS + 1
+        )
+        if count > PAPER_SOLUTIONS:
+            return None
+        near.update((s.tobytes(), s) for s in solutions[:count] if not np.array_equal(s, solution))
+    return list(near.values())
 
 
 def _inked_empty_cells(reading: Reading, grid: np.ndarray) -> np.ndarray:
@@ -942,12 +952,11 @@ def _paper_rivals(weight, grid, solution, paper) -> float | None:
     on `paper` (all agreeing with the winner's `solution`) in the cells the winner leaves
     empty: the user's entries, which the print reading does not see as digits.
 
-    Every other sudoku solution that contradicts at most one entry is listed (the entries,
-    all or all but one, as givens; None if any of these has more than `PAPER_SOLUTIONS`
-    solutions). Such a solution is reached only by a grid inside it: each of the winner's
-    digits kept, dropped or, where that solution differs, changed to its digit, and each
-    empty cell left (times `PAPER_DOUBT` if that contradicts the entry there) or given its
-    digit; the weights of all such grids, whether they have one solution or several,
+    Every other sudoku solution that contradicts at most one entry is listed
+    (`near_solutions`; None if there are too many to list). Such a solution is reached only
+    by a grid inside it: each of the winner's digits kept, dropped or, where that solution
+    differs, changed to its digit, and each empty cell left (times `PAPER_DOUBT` if that
+    contradicts the entry there) or given its digit; the weights of all such grids, whether they have one solution or several,
     multiply out cell by cell, and their sum is returned. Every other solution contradicts
     at least two entries, so `rival_bound` counts the rest of the rivals, and the readings
     with several solutions, times `PAPER_DOUBT` squared: with the paper, a reading that
@@ -956,22 +965,13 @@ def _paper_rivals(weight, grid, solution, paper) -> float | None:
     that reading's weight, from the cell model's print classes, apart from the entry's own
     reading (as `_paper_factors` does).
     """
-    from solver.fast import search_one
-
     entries = np.where(grid == 0, np.asarray(paper).reshape(81), 0).astype(np.int8)
-    solution = np.asarray(solution).reshape(81)
-    near: dict[bytes, np.ndarray] = {}
-    for cell in [-1, *np.flatnonzero(entries)]:
-        givens = np.where(np.arange(81) == cell, 0, entries).astype(np.int8)
-        count, solutions, _ = search_one(
-            givens, limit=PAPER_SOLUTIONS + 2, keep=PAPER_SOLUTIONS + 1
-        )
-        if count > PAPER_SOLUTIONS:
-            return None
-        near.update((s.tobytes(), s) for s in solutions[:count] if not np.array_equal(s, solution))
+    near = near_solutions(np.zeros(81, np.int8), entries, solution)
+    if near is None:
+        return None
     cells = np.arange(81)
     unseen = 0.0
-    for other in near.values():
+    for other in near:
         theirs = weight[cells, other]
         left = np.where((entries > 0) & (entries != other), PAPER_DOUBT, 1.0)
         kept = np.where(grid == other, 1.0 + weight[:, 0], weight[:, 0] + theirs)
