@@ -261,8 +261,6 @@ def read_located(
             _, kinds = upright_kinds(color, cells, turns=(k,))
             colours = np.where(joining[:, None], pen_colours, colours)
             kinds = weighed_by_page(kinds, colours, cells.rotated(k).images)
-        turned = cells.rotated(k)
-        kinds = kinds_without_a_hand(kinds, turned.blobs, turned.images)
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(corners, homography, side, k)
@@ -271,6 +269,7 @@ def read_located(
     probabilities = recognise(cells, engine)
     print_only = None
     if kinds is not None:  # the cell model says whether print, the engines which digit
+        kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
         print_only = calibrated(probabilities, engine) if calibrate else probabilities
         probabilities = printed_probabilities(kinds, probabilities, cells.ink)
     if calibrate:
