@@ -79,6 +79,25 @@ def test_the_outer_lines_run_on_the_borders_outer_edge_as_the_corners_do():
         assert np.abs(mesh[corners] - edge[corners]).max() < 0.15 * CELL, half
 
 
+def test_a_rule_outside_the_grid_is_not_taken_for_its_border():
+    """A long stroke just outside a bent grid (a page's gutter, a rule boxing the puzzle)
+    that the located corners reach: traced as the left border, it made the first column a
+    third of a cell too wide and squeezed its printed digits into a hand's (bench/curl.py,
+    seed 201 at a bow of 0.75 cells). The border is the line inside it, one cell from the
+    next, and the inner lines follow it."""
+    truth = bowed_crossings(0.75)
+    image = drawn_grid(truth)
+    rule = truth[:, 0] - [0.35 * CELL, 0]
+    rule[:, 0] -= 0.3 * CELL * np.sin(np.linspace(0, np.pi, 10))  # bowing the other way
+    cv2.polylines(image, [np.int32(rule)], False, 0, 4)
+    corners = np.float32([rule[0], truth[0, 9], truth[9, 9], rule[9]])
+
+    mesh = grid_mesh(image, corners)
+
+    assert mesh is not None
+    assert np.abs(mesh - truth).max() < 0.1 * CELL
+
+
 def test_a_flat_grid_gets_no_mesh():
     truth = bowed_crossings(0.0)
     mesh = grid_mesh(drawn_grid(truth), truth[[0, 0, 9, 9], [0, 9, 9, 0]])

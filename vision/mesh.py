@@ -6,9 +6,10 @@ sits up to a cell away from where a straight cut expects it, so a printed digit 
 edge falls into its neighbour. So each of the twenty grid lines is traced as a curve in a
 probe warp of the located grid (a dynamic-programming path through the ink of narrow strips
 that follows a line as it bows but not a digit's bar beside it: outer borders first, inner
-lines near where the borders put them), the 100 crossings of those curves are the mesh, and
-each cell is warped by the homography of its own four crossings: a piecewise warp that
-follows the bend and is exactly the corner homography on a flat page.
+lines near where the borders put them, and a border that ran along a stroke outside the
+grid moved in to where the lines' spacing puts it), the 100 crossings of those curves are
+the mesh, and each cell is warped by the homography of its own four crossings: a piecewise
+warp that follows the bend and is exactly the corner homography on a flat page.
 
 A page the corners already straighten to within `FLAT` of a cell gets no mesh (None), so
 every flat photo is read as before.
@@ -43,6 +44,7 @@ AGREE = 0.08  # cells: a traced strip this far from its line's smooth fit was le
 LINE_SPAN = 0.9  # cells: a stroke shorter both ways is a digit or a letter, not a line
 FLAT = 0.2  # cells: a grid straightened this well by its corners needs no mesh
 EDGE_REACH = 0.15  # cells: how far out of its traced middle a border's outer edge may lie
+UNEVEN = 0.2  # share of the usual width an outer row of cells may differ by before it is doubted
 
 
 def grid_mesh(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
@@ -180,10 +182,60 @@ def trace_lines(
     ends = min(CORNER_REACH, border_reach)
     reach = cell * (ends + (border_reach - ends) * 4 * t * (1 - t))
     top, bottom = best_paths(profiles, borders, reach, BORDER_STEP_COST, BORDER_BEND_COST)
-    prior = top + (bottom - top) * np.arange(1, 9)[:, None] / 9
-    traced = best_paths(profiles, prior, inner_reach * cell, INNER_STEP_COST)
-    lines = np.vstack([top, prior + smooth_offsets(traced - prior, cell), bottom])
+    lines = inner_lines(profiles, top, bottom, cell, inner_reach)
+    top, bottom = border_inside(profiles, lines, cell), border_inside(profiles, lines[::-1], cell)
+    if not (np.array_equal(top, lines[0]) and np.array_equal(bottom, lines[9])):
+        lines = inner_lines(profiles, top, bottom, cell, inner_reach)  # a border moved in
     return cv2.blur(lines, (3, 1), borderType=cv2.BORDER_REPLICATE)  # along the strips
+
+
+def inner_lines(
+    profiles: np.ndarray, top: np.ndarray, bottom: np.ndarray, cell: int, reach: float
+) -> np.ndarray:
+    """(10, strips) the two borders and the eight lines traced between them, each within
+    `reach` cells of where its index puts it."""
+    prior = top + (bottom - top) * np.arange(1, 9)[:, None] / 9
+    traced = best_paths(profiles, prior, reach * cell, INNER_STEP_COST)
+    return np.vstack([top, prior + smooth_offsets(traced - prior, cell), bottom])
+
+
+def border_inside(profiles: np.ndarray, lines: np.ndarray, cell: int) -> np.ndarray:
+    """The border `lines[0]`, or a line further in when the border was traced along a long
+    stroke outside the grid (the page's edge or gutter, a rule boxing the puzzle). Then the
+    outer two rows of cells are not as wide as the others (`UNEVEN`): the stroke makes the
+    outer row too wide, or the real border is taken for the first line, the outer row too
+    narrow and the next too wide. The border belongs two of the grid's rows in from the
+    third line; a line at least half as strong as the stroke, clear of it, must run there.
+
+    >>> profiles = np.zeros((8, 400)); profiles[:, [10, *range(40, 330, 32)]] = 1
+    >>> rows = lambda *ys: np.vstack([np.full(8, float(y)) for y in ys])
+    >>> inner = range(104, 330, 32)
+    >>> ruled = rows(10, 72, *inner), rows(10, 40, *inner)  # 10 is a rule outside the grid
+    >>> [float(border_inside(profiles, lines, 32)[0]) for lines in ruled]
+    [40.0, 40.0]
+    >>> even = rows(40, 72, *inner)
+    >>> np.array_equal(border_inside(profiles, even, 32), even[0])
+    True
+    """
+    border = lines[0]
+    gaps = np.median(np.abs(np.diff(lines, axis=0)), axis=1)
+    usual = np.median(gaps)
+    if (np.abs(gaps[:2] - usual) <= UNEVEN * usual).all():
+        return border
+    inward = np.sign(np.median(lines[1] - border))
+    beyond = inward * (np.arange(profiles.shape[1]) - border[:, None]) < UNEVEN * cell
+    prior = (lines[2] - 2 * (lines[3] - lines[2]))[None]
+    inside_only = np.where(beyond, 0, profiles)
+    inside = best_paths(inside_only, prior, INNER_REACH * cell, INNER_STEP_COST)[0]
+    if ink_along(profiles, inside) < 0.5 * ink_along(profiles, border):
+        return border
+    return inside
+
+
+def ink_along(profiles: np.ndarray, path: np.ndarray) -> float:
+    """Mean ink a traced path collects, strip by strip."""
+    positions = np.clip(np.rint(path).astype(int), 0, profiles.shape[1] - 1)
+    return float(profiles[np.arange(len(path)), positions].mean())
 
 
 def smooth_offsets(offsets: np.ndarray, cell: float) -> np.ndarray:
