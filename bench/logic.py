@@ -71,7 +71,7 @@ def puzzle_set(name: str, total: int, lines: list[str], first: bool = False) -> 
     sampled = ""
     if len(lines) < total:
         sampled = f" ({'the first' if first else 'random sample of'} {len(lines)} of {total})"
-    times, cpu, finished, used = [], [], 0, Counter()
+    times, cpu, finished, used, kraken = [], [], 0, Counter(), 0
     for line in lines:
         puzzle = parse(line)
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -79,14 +79,18 @@ def puzzle_set(name: str, total: int, lines: list[str], first: bool = False) -> 
         times.append(time.perf_counter() - start)
         cpu.append(time.process_time() - start_cpu)
         kinds = {s.technique for s in e.steps}
-        finished += not any(k.startswith(LAST_RESORT) for k in kinds)
+        done = not any(k.startswith(LAST_RESORT) for k in kinds)
+        finished += done
+        kraken += done and "kraken fish" in kinds
         used.update(kinds)
     n = len(lines)
     ms, cpu_ms = 1000 * np.array(times), 1000 * np.array(cpu)
     print(f"\n## {name}: {n} puzzles{sampled} ({load()})")
     print(
         f"finished without forcing chains, nets, templates or guesses: {finished}/{n} "
-        f"({100 * finished / n:.1f}%)"
+        f"({100 * finished / n:.1f}%); {kraken} of them with kraken fish (HoDoKu files them "
+        f"as a last resort and its default solver leaves them off), {finished - kraken} "
+        f"without ({100 * (finished - kraken) / n:.1f}%)"
     )
     print(
         f"explain time per puzzle: mean {ms.mean():.1f} ms, p90 {np.percentile(ms, 90):.1f} ms "

@@ -42,6 +42,7 @@ from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
+from solver.logic.kraken import kraken_fish
 from solver.logic.single_digit import (
     dual_empty_rectangles,
     dual_kites,
@@ -119,6 +120,9 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("Franken fish", franken_fish),
     # HoDoKu's order too: mutant after Franken fish, both before forcing chains
     ("mutant fish", mutant_fish),
+    # a finned fish whose fins are followed by chains: HoDoKu's last resort before forcing
+    # chains (its order: kraken fish 8450, forcing chains 8500)
+    ("kraken fish", kraken_fish),
     ("forcing chain", forcing_chains),
     # HoDoKu's last resort before brute force (its order: forcing chains 8500, template
     # set 8700, template delete 8800, brute force 8900); about 1.5 ms a state, 9x9 only

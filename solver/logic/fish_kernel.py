@@ -72,14 +72,20 @@ def _emit(out, n_out, base, covers, fins, hits, k):
 
 
 @njit(cache=True)
-def _covers(base, base_mask, endo, k, tables, allowed, holding, family, max_fins, out, n_out):
+def _covers(
+    base, base_mask, endo, k, tables, allowed, holding, family, max_fins, out, n_out, kraken
+):
     """Every way to cover the base places with k units of the `allowed` kinds (a bit per
     kind), none a base unit, and a few fins: the first uncovered cell is covered by one of
     its units or called a fin (only while some cell outside the base sees every fin).
     `tables` holds the digit's (places, kinds, cell_units, peers) and the search's scratch
-    arrays (frames, covers)."""
+    arrays (frames, covers). For a kraken fish (`kraken`), whose fins are followed by
+    chains, fins need not be seen from outside: every fish with a fin is reported, and
+    its eliminations column holds no cell."""
     places, kinds, cell_units, peers, frames, covers = tables
     near = holding & ~base_mask
+    if kraken:
+        near = -1
     e = endo
     while e:
         c = _lowest(e)
@@ -105,7 +111,10 @@ def _covers(base, base_mask, endo, k, tables, allowed, holding, family, max_fins
                     for i in range(k):
                         cover_mask |= places[covers[i]]
                         cover_kinds |= 1 << kinds[covers[i]]
-                    if _family(base_kinds, cover_kinds) == family:
+                    if kraken:
+                        if fins and _family(base_kinds, cover_kinds) == family:
+                            out, n_out = _emit(out, n_out, base, covers, fins, 0, k)
+                    elif _family(base_kinds, cover_kinds) == family:
                         hits = cover_mask & ~base_mask
                         f = fins
                         while f and hits:
@@ -141,7 +150,7 @@ def _covers(base, base_mask, endo, k, tables, allowed, holding, family, max_fins
             entering = True
         elif j == cell_units.shape[1]:
             fins, near = f_fins[top], f_near[top]
-            if _count(fins) < max_fins and near & peers[cell]:
+            if _count(fins) < max_fins and (kraken or near & peers[cell]):
                 covered = f_covered[top]
                 fins |= 1 << cell
                 near &= peers[cell]
@@ -152,11 +161,23 @@ def _covers(base, base_mask, endo, k, tables, allowed, holding, family, max_fins
 
 @njit(cache=True)
 def digit_fish(
-    pool, allowed, k, places, kinds, cell_units, peers, holding, family, max_fins, max_endo
+    pool,
+    allowed,
+    k,
+    places,
+    kinds,
+    cell_units,
+    peers,
+    holding,
+    family,
+    max_fins,
+    max_endo,
+    kraken=False,
 ):
     """Records (k base units, k covers, fins, eliminations) of every fish of one digit
     with base units from `pool` (in the order of the units' combinations), fins counting
-    the endo fins (places shared by two base units, at most `max_endo`)."""
+    the endo fins (places shared by two base units, at most `max_endo`); with `kraken`,
+    every fish with a fin (see `_covers`)."""
     out = np.empty((16, 2 * k + 2), np.int64)
     n_out = 0
     nb = pool.shape[0]
@@ -187,7 +208,18 @@ def digit_fish(
             for i in range(k):
                 base[i] = pool[idx[i]]
             out, n_out = _covers(
-                base, unions[k], shared, k, tables, allowed, holding, family, max_fins, out, n_out
+                base,
+                unions[k],
+                shared,
+                k,
+                tables,
+                allowed,
+                holding,
+                family,
+                max_fins,
+                out,
+                n_out,
+                kraken,
             )
             continue
         depth += 1

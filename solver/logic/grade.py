@@ -100,6 +100,7 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     # mutant fish: HoDoKu rates them extreme (mutant 450, finned mutant 470 at every size)
     **{f"mutant {n}": ("extreme", 450) for n in ("X-wing", "swordfish", "jellyfish")},
     **{f"finned mutant {n}": ("extreme", 470) for n in ("X-wing", "swordfish", "jellyfish")},
+    "kraken fish": ("extreme", 500),  # HoDoKu's weight (a last resort there, like forcing chains)
     "forcing chain (contradiction)": ("extreme", 500),
     "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
     "forcing chain (unit)": ("extreme", 500),  # HoDoKu's forcing chain verity
