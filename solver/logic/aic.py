@@ -206,10 +206,11 @@ def _add_groups(grid: Candidates, index) -> None:
 def _add_als(grid: Candidates, index) -> dict[tuple[int, int], tuple[tuple[int, ...], int]]:
     """Nodes for the digits of every almost locked set of two or more cells (one cell is a
     two-candidate cell, linked already), and the strong links between each two of them."""
-    from solver.logic.als import almost_locked_sets  # als builds on this module's masks
+    from solver.logic.als import als_graph  # als builds on this module's masks
 
     links: dict[tuple[int, int], tuple[tuple[int, ...], int]] = {}
-    for s in almost_locked_sets(grid):
+    # the sets of the state's ALS finders (tried before the grouped chains), not found again
+    for s in als_graph(grid).sets:
         if len(s.cells) < 2 or len(s.cells) > MAX_ALS_CELLS:
             continue
         ids = [
@@ -230,6 +231,7 @@ class Reach:
     graph: Graph
     dist: np.ndarray  # dist[start literal, target literal]: links of the shortest walk, 0 none
     succ: list[list[tuple[int, str]]]  # literal -> [(next literal, "=" or "-")]
+    found: dict = field(default_factory=dict)  # kinds -> `conclusions`, once asked for
 
 
 def _literals(graph: Graph) -> list[list[tuple[int, str]]]:
@@ -517,7 +519,7 @@ def _reach_of(grid: Candidates, **options) -> Reach:
 def chain_steps(grid: Candidates, name: str, options: dict, kinds):
     r = _reach_of(grid, **options)
     graph = r.graph
-    for _links, start, target, placements, gone, what in conclusions(grid, r, kinds=kinds):
+    for _links, start, target, placements, gone, what in _conclusions_of(grid, r, kinds):
         path = target if what == "cycle" else walk(r, int(start), int(target))
         text = _sentence(grid, r, path, int(start), path[-1][0], what)
         changes = (
@@ -538,13 +540,38 @@ def chain_steps(grid: Candidates, name: str, options: dict, kinds):
 
 def x_chains(grid: Candidates) -> Iterator[Step]:
     """One digit, conjugate pairs and cells that see each other."""
+    if not _aic_has_ends(grid):
+        return iter(())
     return chain_steps(grid, "X-chain", {"in_cell": False}, kinds=("ends",))
 
 
 def xy_chains(grid: Candidates) -> Iterator[Step]:
     """Two-candidate cells joined by a shared digit."""
+    if not _aic_has_ends(grid):
+        return iter(())
     options = {"conjugates": False, "bivalue_only": True}
     return chain_steps(grid, "XY-chain", options, kinds=("ends",))
+
+
+def _aic_has_ends(grid: Candidates) -> bool:
+    """Does the AIC graph lead to any elimination from a chain's two ends? The X-chain and
+    XY-chain graphs are parts of it (the same candidates as nodes, fewer links), so each
+    of their chains is an AIC with the same ends and eliminations (a walk from "s false" to
+    "t true" has an odd number of links in both, so one of three or more stays one of
+    three or more): when the AIC graph has none, neither has any. Most states that reach
+    the chains have none, and the AIC graph, searched once, serves the AIC and nice loop
+    finders next: this spares building the two smaller graphs there."""
+    found = _conclusions_of(grid, _reach_of(grid), ("ends", "ends2"))
+    return any(item[5] == "ends" for item in found)
+
+
+def _conclusions_of(grid: Candidates, r: Reach, kinds) -> list[tuple]:
+    """`conclusions` of a search, kept with it: the X-chain and XY-chain finders ask the
+    AIC graph's before the AIC finder does."""
+    kinds = tuple(kinds)
+    if kinds not in r.found:
+        r.found[kinds] = list(conclusions(grid, r, kinds=kinds))
+    return r.found[kinds]
 
 
 def aics(grid: Candidates) -> Iterator[Step]:
