@@ -112,3 +112,21 @@ def test_grouped_chains_pass_through_almost_locked_sets():
     assert found and "=ALS[" in found[0].text
     plain = chain_steps(case.grid.copy(), "grouped AIC", {"groups": True}, ("ends", "ends2"))
     assert all(set(s.eliminations) != case.eliminations for s in plain)
+
+
+def test_remembered_unit_sets_give_what_a_fresh_search_gives():
+    """ALS are remembered per unit between states: after a candidate goes, the sets of
+    the state (from the units it left alone, remembered, and the others, searched) are
+    those of a search from nothing, in the same order."""
+    from solver.logic import als as als_module
+
+    def described(sets):
+        return [(s.cells, s.digits, s.holders, s.seen, s.unit) for s in sets]
+
+    grid = narrow(open_grid(3), r1c1="12", r1c2="23", r1c3="13", r2c1="145", r5c5="67")
+    almost_locked_sets(grid)  # remembered
+    later = grid.copy()
+    later.marks[later.geometry.cell_at[(1, 0)], 3] = False  # r2c1 loses 4
+    remembered = described(almost_locked_sets(later))
+    als_module._UNIT_SETS.clear()
+    assert remembered == described(almost_locked_sets(later))

@@ -80,17 +80,38 @@ def _build(grid: Candidates, cells: tuple[int, ...], union: int, masks, unit: in
 def almost_locked_sets(grid: Candidates) -> list[Als]:
     """Every ALS of every unit (a cell set found in two units is kept once)."""
     masks = digit_masks(grid)
-    limit = grid.geometry.size if grid.geometry.size <= 9 else MAX_CELLS_LARGE
     found: dict[int, Als] = {}
     for u, unit in enumerate(grid.geometry.units):
-        open_cells = [c for c in unit if masks[c]]
-        top = min(limit, len(open_cells) - 1)
-
-        for chosen, union in _subsets(open_cells, masks, top, 0, [], 0):
-            key = sum(1 << c for c in chosen)
-            if key not in found:
-                found[key] = _build(grid, chosen, union, masks, u)
+        for s in _unit_sets(grid, u, unit, masks):
+            found.setdefault(s.mask, s)
     return list(found.values())
+
+
+# A unit's ALS depend only on its cells' candidates (and the geometry): between two states
+# of one explanation most units are unchanged, so each unit's sets are remembered, keyed by
+# the geometry's identity and kept beside it.
+_UNIT_SETS: dict[tuple, tuple] = {}
+MAX_UNIT_SETS = 20_000
+
+
+def _unit_sets(grid: Candidates, u: int, unit, masks) -> list[Als]:
+    """The ALS of one unit, in `_subsets`' order."""
+    g = grid.geometry
+    key = (id(g), u, tuple(masks[c] for c in unit))
+    hit = _UNIT_SETS.get(key)
+    if hit is not None and hit[0] is g:
+        return hit[1]
+    limit = g.size if g.size <= 9 else MAX_CELLS_LARGE
+    open_cells = [c for c in unit if masks[c]]
+    top = min(limit, len(open_cells) - 1)
+    sets = [
+        _build(grid, chosen, union, masks, u)
+        for chosen, union in _subsets(open_cells, masks, top, 0, [], 0)
+    ]
+    if len(_UNIT_SETS) > MAX_UNIT_SETS:
+        _UNIT_SETS.clear()
+    _UNIT_SETS[key] = (g, sets)
+    return sets
 
 
 def _subsets(cells, masks, top, start, chosen, union):
