@@ -267,20 +267,26 @@ def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
     eye[np.arange(m), np.arange(m)] = True
     frontier = np.packbits(eye, axis=1).view(np.uint64)
     seen = np.zeros_like(frontier)
-    dist_t = dist.T  # [target, start] view
+    # the levels written as binary numbers, one packed bit plane per binary digit: each
+    # pair is first reached at one level only, so a pair's bits across the planes spell
+    # its level (unpacking a few planes at the end is far cheaper than writing every
+    # level's new pairs into the matrix)
+    planes = [np.zeros_like(frontier) for _ in range(max_links.bit_length())]
     for level in range(1, max_links + 1):
         nxt = np.zeros_like(frontier)
         nxt[targets] = np.bitwise_or.reduceat(frontier[src], first, axis=0)
         new = nxt & ~seen
-        rows = np.flatnonzero(new.any(axis=1))
-        if rows.size == 0:
+        if not new.any():
             break
         seen |= new
-        fresh = np.unpackbits(new[rows].view(np.uint8), axis=1, count=m).astype(bool)
-        block = dist_t[rows]
-        block[fresh] = level
-        dist_t[rows] = block
+        for b, plane in enumerate(planes):
+            if level >> b & 1:
+                plane |= new
         frontier = nxt
+    by_target = np.zeros((m, m), dtype=np.uint8)  # [target, start]
+    for b, plane in enumerate(planes):
+        by_target |= np.unpackbits(plane.view(np.uint8), axis=1, count=m) << b
+    dist[:] = by_target.T
     return Reach(graph, dist, succ)
 
 
