@@ -74,3 +74,28 @@ def test_two_finned_fish_on_the_same_base_lines_make_one_siamese_step():
     siamese = [s for s in steps if s.technique == "Siamese swordfish"]
     assert [set(s.eliminations) for s in siamese] == [case.eliminations]
     assert all(set(s.eliminations) < case.eliminations for s in steps if s not in siamese)
+
+
+def test_remembered_digit_searches_give_what_a_fresh_search_gives():
+    """Each digit's finned fish are remembered by its places between states: along an
+    explanation, every state's finned fish (some digits remembered, some searched) are
+    those of a search from nothing, in the same order, with the same words."""
+    from solver.grid import parse
+    from solver.logic import fish as fish_module
+    from solver.logic.explain import explain
+
+    def said(grid, k):
+        return [(s.technique, s.text, s.eliminations) for s in finned_fish(grid, k)]
+
+    e = explain(
+        parse("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........"),
+        keep_snapshots=True,
+    )
+    checked = 0
+    for grid in e.snapshots[::4]:
+        for k in (2, 3):
+            remembered = said(grid, k)
+            fish_module._FOUND.clear()
+            assert remembered == said(grid, k)
+            checked += bool(remembered)
+    assert checked

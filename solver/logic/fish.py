@@ -163,37 +163,62 @@ def _finned_fish(grid: Candidates, k: int) -> Iterator[tuple]:
     The search works on bit masks of cover lines: a box's fins are what is left of the
     base lines' places once k cover lines hold all the places outside that box.
     """
+    for f in range(len(line_families(grid.geometry))):
+        for d in range(grid.geometry.size):
+            yield from _digit_finned_fish(grid, f, d, k)
+
+
+# A digit's finned fish depend only on where that digit can still go (and the board and
+# its symbols, for the sentence): between two states of one explanation most digits'
+# places are unchanged, so each digit's search is remembered, keyed by the geometry's
+# identity and kept beside it.
+_FOUND: dict[tuple, tuple] = {}
+MAX_FOUND = 20_000
+
+
+def _digit_finned_fish(grid: Candidates, f: int, d: int, k: int) -> list[tuple]:
+    """`_finned_fish`'s answers for line family `f` and digit index d."""
+    g = grid.geometry
+    key = (id(g), grid.alphabet, f, d, k, grid.marks[:, d].tobytes())
+    hit = _FOUND.get(key)
+    if hit is not None and hit[0] is g:
+        return hit[1]
+    base, cover, cover_of = line_families(g)[f]
+    boxes = _fin_boxes(g)[f]
+    found = list(_search_finned(grid, d, k, base, cover, cover_of, boxes))
+    if len(_FOUND) > MAX_FOUND:
+        _FOUND.clear()
+    _FOUND[key] = (g, found)
+    return found
+
+
+def _search_finned(grid, d, k, base, cover, cover_of, boxes) -> Iterator[tuple]:
     units = grid.geometry.units
     marks = grid.marks
-    families = line_families(grid.geometry)
-    for (base, cover, cover_of), boxes in zip(families, _fin_boxes(grid.geometry), strict=True):
-        width = max((bin(m).count("1") for _, m, _ in boxes), default=0)
-        for d in range(grid.geometry.size):
-            spots: dict[int, int] = {}
-            for u in base:
-                where = 0
-                for c in units[u]:
-                    if marks[c, d]:
-                        where |= 1 << cover_of[c]
-                if where and where.bit_count() <= k + width:
-                    spots[u] = where
-            if len(spots) < k:
+    width = max((bin(m).count("1") for _, m, _ in boxes), default=0)
+    spots: dict[int, int] = {}
+    for u in base:
+        where = 0
+        for c in units[u]:
+            if marks[c, d]:
+                where |= 1 << cover_of[c]
+        if where and where.bit_count() <= k + width:
+            spots[u] = where
+    if len(spots) < k:
+        return
+    for rows in combinations(spots, k):
+        union = 0
+        for u in rows:
+            union |= spots[u]
+        if union.bit_count() <= k:
+            continue  # a plain fish (or less): not finned
+        for box, box_cols, crossed in boxes:
+            required = 0
+            for u in rows:
+                required |= spots[u] & ~box_cols if u in crossed else spots[u]
+            if required.bit_count() > k or not union & box_cols & ~required:
                 continue
-            for rows in combinations(spots, k):
-                union = 0
-                for u in rows:
-                    union |= spots[u]
-                if union.bit_count() <= k:
-                    continue  # a plain fish (or less): not finned
-                for box, box_cols, crossed in boxes:
-                    required = 0
-                    for u in rows:
-                        required |= spots[u] & ~box_cols if u in crossed else spots[u]
-                    if required.bit_count() > k or not union & box_cols & ~required:
-                        continue
-                    yield from _finned_in(
-                        grid, d, k, rows, spots, union, box, box_cols, required, cover
-                    )
+            yield from _finned_in(grid, d, k, rows, spots, union, box, box_cols, required, cover)
 
 
 def _finned_in(grid, d, k, rows, spots, union, box, box_cols, required, cover):
