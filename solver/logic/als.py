@@ -91,7 +91,7 @@ def almost_locked_sets(grid: Candidates) -> list[Als]:
 # of one explanation most units are unchanged, so each unit's sets are remembered, keyed by
 # the geometry's identity and kept beside it.
 _UNIT_SETS: dict[tuple, tuple] = {}
-MAX_UNIT_SETS = 20_000
+MAX_UNIT_SETS = 2_000  # about 70 states of 27 units: a bounded memory for a server
 
 
 def _unit_sets(grid: Candidates, u: int, unit, masks) -> list[Als]:

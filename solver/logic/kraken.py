@@ -81,7 +81,7 @@ def kraken_fish(grid: Candidates) -> Iterator[Step]:
 # two states of one explanation: each search is remembered (as complex_fish does), keyed by
 # the geometry's identity and kept beside it.
 _FOUND: OrderedDict = OrderedDict()
-MAX_FOUND = 5_000
+MAX_FOUND = 500  # about seven states (72 searches each): their fish lists can be long
 
 
 def fish_bodies(grid: Candidates, d: int, k: int, pool: int) -> list[tuple]:
