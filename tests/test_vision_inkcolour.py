@@ -15,9 +15,9 @@ PRINTED = {0: "3", 10: "5", 20: "8", 30: "1", 50: "6", 60: "2"}
 WRITTEN = {2: "4", 12: "9", 40: "7", 66: "1", 80: "5"}
 
 
-def page(pen_bgr: tuple[int, int, int]) -> np.ndarray:
-    """A warped grid on white paper: black print, entries in `pen_bgr`."""
-    grid = np.full((SIDE, SIDE, 3), 235, np.uint8)
+def page(pen_bgr: tuple[int, int, int], paper=(235, 235, 235)) -> np.ndarray:
+    """A warped grid on white (or `paper`) paper: black print, entries in `pen_bgr`."""
+    grid = np.full((SIDE, SIDE, 3), paper, np.uint8)
     for k in range(10):
         p = min(SIDE - 1, k * CELL)
         cv2.line(grid, (p, 0), (p, SIDE - 1), (20, 20, 20), 4 if k % 3 == 0 else 2)
@@ -116,3 +116,31 @@ def test_a_digit_found_in_colour_alone_joins_only_in_the_pages_pen():
     no_pen[list(WRITTEN)] = 0
     no_pen[list(WRITTEN), 0] = 1  # a print-only page
     assert not pen_ink(no_pen, colours, found, found_colours).any()
+
+
+def test_a_digit_grey_missed_is_read_by_the_hand_model_from_its_colour():
+    """Red pen on a dim green page is as dark as its paper in grey, so the grey cut isolates
+    no digit there and the hand model had nothing to read: the cell model's own guess of
+    the written digit stood. The digit the colour look isolated is read instead, and the
+    cell model's written mass is kept, only shared out by the hand model's answer."""
+    from vision.cells import with_coloured_ink
+    from vision.kinds import cell_channels, written_digits
+
+    grid = page((50, 40, 160), paper=(60, 110, 70))
+    cells = with_coloured_ink(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    entries = list(WRITTEN)
+    assert not cells.ink[entries].any() and cells.pen.ink[entries].all()
+    guess = np.zeros((81, len(CLASSES)), np.float32)
+    guess[:, 0] = 1
+    guess[entries] = 0
+    guess[entries, 0] = 0.1
+    guess[entries, 10:19] = 0.1  # written, but which digit the cell model cannot say
+
+    pen = cells.pen.images / np.float32(255)
+    read = written_digits(guess, cell_channels(grid, cells), pen_digits=pen)
+
+    digits = [int(read[i, 10:19].argmax()) + 1 for i in entries]
+    assert digits == [int(WRITTEN[i]) for i in entries]
+    assert np.allclose(read[entries, 10:19].sum(axis=1), 0.9)
+    unread = written_digits(guess, cell_channels(grid, cells))
+    assert np.array_equal(unread[entries], guess[entries])

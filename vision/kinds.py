@@ -135,7 +135,12 @@ def classify_cells(channels: np.ndarray, path: Path | None = None) -> np.ndarray
     return run_network(path or model_path(), channels)
 
 
-def written_digits(kinds: np.ndarray, channels: np.ndarray, path: Path | None = None):
+def written_digits(
+    kinds: np.ndarray,
+    channels: np.ndarray,
+    path: Path | None = None,
+    pen_digits: np.ndarray | None = None,
+):
     """The kinds with the digit of every possibly written cell re-read by the hand model.
 
     The cell model tells print from pen from pencil well, but which digit a hand wrote is
@@ -143,13 +148,20 @@ def written_digits(kinds: np.ndarray, channels: np.ndarray, path: Path | None = 
     question of a checked entry. So a second network that has seen only
     hand-written digits (the normalised digit image, MNIST-like) reads it, in one call
     for the cells that may hold writing; the cell model's written mass is shared out by
-    its answer. Cells without an isolated digit image keep the cell model's reading.
+    its answer. Where the grey cut isolated no digit, the digit the colour look found
+    (`pen_digits`, (N, 28, 28), as `vision.cells.with_coloured_ink` isolates red or blue
+    pen that is pale in grey) is read instead: the cell model sees that pen in the cell's
+    darkness and colour and calls it written, but could only guess which digit. Cells
+    with neither keep the cell model's reading.
     """
     hand = hand_model_path(path)
     if not hand.is_file():
         return kinds
     written = kinds[:, 10:19].sum(axis=1)
     digit = channels[:, 2, 2:30, 2:30]
+    if pen_digits is not None:
+        grey_cut = digit.max(axis=(1, 2)) > 0
+        digit = np.where(grey_cut[:, None, None], digit, pen_digits)
     todo = np.flatnonzero((written > 0.01) & (digit.max(axis=(1, 2)) > 0))
     if not len(todo):
         return kinds
@@ -196,7 +208,10 @@ def upright_kinds(
             classify_cells(np.concatenate(turned[1:]), path).reshape(-1, 81, len(CLASSES))
         )
     best = int(np.argmax([surety(p) for p in probs]))
-    return turns[best], written_digits(probs[best], turned[best], path)
+    pen = None
+    if cells.pen is not None:  # the colour look's digits, turned as the channels are
+        pen = turned_channels(cells.pen.images[:, None] / np.float32(255), turns[best])[:, 0]
+    return turns[best], written_digits(probs[best], turned[best], path, pen)
 
 
 def surety(probs: np.ndarray) -> float:
