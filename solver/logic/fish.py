@@ -45,6 +45,24 @@ def line_families(geometry: Geometry) -> list[tuple[list[int], list[int], dict[i
     return result
 
 
+def cover_lines(
+    grid: Candidates, d: int, base: list[int], cover_of: dict[int, int]
+) -> dict[int, int]:
+    """For each base line, the cover lines where digit index d can still go, as a bit mask
+    (bit i: the i-th cover line): a fish is a choice of base lines whose masks together
+    set few bits."""
+    marks = grid.marks
+    units = grid.geometry.units
+    masks = {}
+    for u in base:
+        where = 0
+        for c in units[u]:
+            if marks[c, d]:
+                where |= 1 << cover_of[c]
+        masks[u] = where
+    return masks
+
+
 def fish(grid: Candidates, k: int) -> Iterator[Step]:
     """Fish of size k for every digit, grid and orientation."""
     units = grid.geometry.units
@@ -52,14 +70,11 @@ def fish(grid: Candidates, k: int) -> Iterator[Step]:
     name = FISH_NAMES[k]
     for base, cover, cover_of in line_families(grid.geometry):
         for d in range(grid.geometry.size):
-            spots = {}
-            for u in base:
-                where = 0
-                for c in units[u]:
-                    if marks[c, d]:
-                        where |= 1 << cover_of[c]
-                if 2 <= where.bit_count() <= k:
-                    spots[u] = where
+            spots = {
+                u: where
+                for u, where in cover_lines(grid, d, base, cover_of).items()
+                if 2 <= where.bit_count() <= k
+            }
             if len(spots) < k:
                 continue
             for rows in combinations(spots, k):
@@ -193,17 +208,12 @@ def _digit_finned_fish(grid: Candidates, f: int, d: int, k: int) -> list[tuple]:
 
 
 def _search_finned(grid, d, k, base, cover, cover_of, boxes) -> Iterator[tuple]:
-    units = grid.geometry.units
-    marks = grid.marks
     width = max((bin(m).count("1") for _, m, _ in boxes), default=0)
-    spots: dict[int, int] = {}
-    for u in base:
-        where = 0
-        for c in units[u]:
-            if marks[c, d]:
-                where |= 1 << cover_of[c]
-        if where and where.bit_count() <= k + width:
-            spots[u] = where
+    spots = {
+        u: where
+        for u, where in cover_lines(grid, d, base, cover_of).items()
+        if where and where.bit_count() <= k + width
+    }
     if len(spots) < k:
         return
     for rows in combinations(spots, k):
