@@ -45,6 +45,7 @@ LINE_SPAN = 0.9  # cells: a stroke shorter both ways is a digit or a letter, not
 FLAT = 0.2  # cells: a grid straightened this well by its corners needs no mesh
 EDGE_REACH = 0.15  # cells: how far out of its traced middle a border's outer edge may lie
 UNEVEN = 0.2  # share of the usual width an outer row of cells may differ by before it is doubted
+CLEAR = 0.2  # cells a border traced again keeps from the stroke it was first traced along
 
 
 def grid_mesh(gray: np.ndarray, corners: np.ndarray) -> np.ndarray | None:
@@ -223,7 +224,7 @@ def border_inside(profiles: np.ndarray, lines: np.ndarray, cell: int) -> np.ndar
     if (np.abs(gaps[:2] - usual) <= UNEVEN * usual).all():
         return border
     inward = np.sign(np.median(lines[1] - border))
-    beyond = inward * (np.arange(profiles.shape[1]) - border[:, None]) < UNEVEN * cell
+    beyond = inward * (np.arange(profiles.shape[1]) - border[:, None]) < CLEAR * cell
     prior = (lines[2] - 2 * (lines[3] - lines[2]))[None]
     inside_only = np.where(beyond, 0, profiles)
     inside = best_paths(inside_only, prior, INNER_REACH * cell, INNER_STEP_COST)[0]
