@@ -212,3 +212,26 @@ def test_red_pen_on_a_dim_page_is_found_in_colour():
     assert np.array_equal(joined.images[40], seen.pen.images[40])
     assert np.array_equal(joined.ink, cells.ink) and joined.ink_boxes[40].any()
     assert np.array_equal(seen.rotated(2).pen.ink, seen.pen.ink[::-1])
+
+
+def test_an_entry_written_to_one_side_of_its_cell_is_found_in_colour():
+    """Print sits in the middle of its cell, so the grey cut keeps only ink near the centre;
+    a hand often writes its entry to one side. The colour look, which finds the entries,
+    reaches further out: a blue 7 in the right half of its cell is found there, and no
+    cell the grey cut left empty gains a digit by it."""
+    from vision.cells import CENTRAL, OFF_CENTRE, digit_blobs, with_coloured_ink
+
+    grid = cv2.cvtColor(printed_grid(some_digits(3)), cv2.COLOR_GRAY2BGR)
+    cell = 31  # r4c5, blank in some_digits(3)
+    r, c = divmod(cell, 9)
+    grid[r * CELL + 3 : (r + 1) * CELL - 3, c * CELL + 3 : (c + 1) * CELL - 3] = 235
+    org = (c * CELL + 32, r * CELL + 33)  # the digit centred about 0.3 of a cell right
+    cv2.putText(grid, "7", org, cv2.FONT_HERSHEY_SIMPLEX, 0.7, (200, 60, 30), 2, cv2.LINE_AA)
+    cells = cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY))
+    assert not cells.ink[cell]
+    seen = with_coloured_ink(grid, cells)
+    assert np.flatnonzero(seen.pen.ink).tolist() == [cell]
+    ink = (cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY) < 128).astype(np.uint8) * 255
+    inner = np.array([[c * CELL + 4, r * CELL + 4, (c + 1) * CELL - 4, (r + 1) * CELL - 4]])
+    assert 0 not in digit_blobs(ink, inner, np.zeros(1, bool), reach=CENTRAL)
+    assert 0 in digit_blobs(ink, inner, np.zeros(1, bool), reach=OFF_CENTRE)

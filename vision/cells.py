@@ -35,6 +35,9 @@ import numpy as np
 SIZE = 28  # side of a normalised digit image
 FAINT = 0.5  # hysteresis: faint ink, connected to a found digit, is part of it
 DIGIT_HEIGHT = 20  # height of the digit inside it (MNIST-like margins)
+# How far from a cell's centre a digit's centre may lie, as a share of the cell: print is
+# set in the middle; a hand often writes its entry to one side (`with_coloured_ink`)
+CENTRAL, OFF_CENTRE = 0.3, 0.45
 
 
 @dataclass(frozen=True)
@@ -303,19 +306,20 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     size = cells.images.shape[1]
     inner = interiors(cells.boxes)
     for i, image, strength, box in find_digits(
-        dark, without_lines(ink, lines), lines, inner, level, ~cells.ink, size
+        dark, without_lines(ink, lines), lines, inner, level, ~cells.ink, size, OFF_CENTRE
     ):
         pen.images[i], pen.contrast[i], pen.ink_boxes[i], pen.ink[i] = image, strength, box, True
     return replace(cells, marked=cells.ink | pen.ink, pen=pen)
 
 
-def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE):
-    """Isolate and normalise the digits of the cells in `look`: for each digit found, its
-    cell, normalised image, contrast and ink box (x0, y0, x1, y1 in the square)."""
+def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE, reach=CENTRAL):
+    """Isolate and normalise the digits of the cells in `look` (centred within `reach` of
+    the cell): for each digit found, its cell, normalised image, contrast and ink box
+    (x0, y0, x1, y1 in the square)."""
     # lines seen at the faint threshold (the edge of a blurred grid line, a fold, a pen
     # stroke across the page) are not part of a digit
     faint = without_lines(((dark >= FAINT * strength) * 255).astype(np.uint8), lines)
-    for i, blob in digit_blobs(ink, inner, skip=~look).items():
+    for i, blob in digit_blobs(ink, inner, skip=~look, reach=reach).items():
         x0, y0, x1, y1 = inner[i]
         digit = grow(blob, faint[y0:y1, x0:x1])
         image, contrast = normalise(dark[y0:y1, x0:x1], digit, FAINT * strength, size=size)
@@ -380,13 +384,15 @@ def interiors(boxes: np.ndarray) -> np.ndarray:
     return inner
 
 
-def digit_blobs(ink: np.ndarray, inner: np.ndarray, skip: np.ndarray) -> dict[int, np.ndarray]:
+def digit_blobs(
+    ink: np.ndarray, inner: np.ndarray, skip: np.ndarray, reach: float = CENTRAL
+) -> dict[int, np.ndarray]:
     """The digit of each non-empty cell, as a mask over the cell's interior.
 
     One connected-components pass over the ink of all cell interiors (separated by the
     cleared line bands). A component belongs to the cell holding it; it is kept when it is
-    not a speck, lies near the cell centre, and is not a line remnant (touching the interior
-    border while long and thin). A cell is empty when what it keeps is too small to be a
+    not a speck, lies near the cell centre (within `reach` of the cell's width and height),
+    and is not a line remnant (touching the interior border while long and thin). A cell is empty when what it keeps is too small to be a
     printed digit, or fills the cell like a blot.
     """
     inside = np.zeros_like(ink)
@@ -408,7 +414,8 @@ def digit_blobs(ink: np.ndarray, inner: np.ndarray, skip: np.ndarray) -> dict[in
     speck = (area < 0.004 * cw * ch) | (np.maximum(bw, bh) < 0.12 * ch)
     touches = (x <= 0) | (y <= 0) | (x + bw >= cw) | (y + bh >= ch)
     thin = (bw > 0.8 * cw) | (bh > 0.9 * ch) | (np.minimum(bw, bh) <= np.maximum(2, 0.08 * cw))
-    central = (np.abs(x + bw / 2 - cw / 2) <= 0.3 * cw) & (np.abs(y + bh / 2 - ch / 2) <= 0.3 * ch)
+    off_x, off_y = np.abs(x + bw / 2 - cw / 2), np.abs(y + bh / 2 - ch / 2)
+    central = (off_x <= reach * cw) & (off_y <= reach * ch)
     keep = ~speck & ~(touches & thin) & central & (cell >= 0)
     keep[0] = False  # background
     blobs = {}
