@@ -227,14 +227,12 @@ def read_located(
     clock = Stopwatch(timings)
     side = WARP_SIDE
     corners, mesh = located.corners, located.mesh
-    if mesh is not None:  # a bent page: each cell warped by its own four crossings
+    if mesh is None:
+        warped, homography = warp_grid(gray, corners, side)
+    else:  # a bent page: each cell warped by its own four crossings
         corners = np.float32([mesh[0, 0], mesh[0, 9], mesh[9, 9], mesh[9, 0]])
-    # print, pen and pencil are told apart on the colour grid, so with a cell model the
-    # colour is warped and the grey taken from it: one warp, not two (3.5 ms at 12 MP)
-    kinds_too = cell_model_path().is_file()
-    color = warped_grid(image if kinds_too else gray, corners, mesh, side)
-    warped = cv2.cvtColor(color, cv2.COLOR_BGR2GRAY) if kinds_too else color
-    homography = grid_homography(corners, side)
+        homography = grid_homography(corners, side)
+        warped = warp_mesh(gray, cell_homographies(mesh, side), side)
     clock.lap("warp")
 
     cells = cut_cells(warped)
@@ -242,9 +240,13 @@ def read_located(
 
     # print, pen and pencil told apart on the colour grid; the cell model also says which
     # way up the grid stands (the digit classifier alone is fooled by hand-writing)
-    kinds = None
+    color = kinds = None
     k = upright_turns(cells)
-    if kinds_too:  # else print only, and no colour grid (milliseconds at 12 MP)
+    if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
+        if mesh is None:
+            color, _ = warp_grid(image, corners, side)
+        else:
+            color = warp_mesh(image, cell_homographies(mesh, side), side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
         # turned cells' boxes stay in the unturned colour grid's coordinates
@@ -260,8 +262,6 @@ def read_located(
             colours = np.where(joining[:, None], pen_colours, colours)
             kinds = weighed_by_page(kinds, colours, cells.rotated(k).images)
         color = np.ascontiguousarray(np.rot90(color, k))
-    else:
-        color = None
     cells = cells.rotated(k)
     corners, homography = turn(corners, homography, side, k)
     if mesh is not None:
@@ -310,14 +310,6 @@ def ink_boxes(cells: Cells, side: int, k: int) -> np.ndarray:
     boxes = turn_boxes(cells.ink_boxes, side, k).astype(np.float64)
     boxes[~cells.ink] = np.nan
     return boxes.reshape(9, 9, 4)
-
-
-def warped_grid(image, corners, mesh, side: int) -> np.ndarray:
-    """The grid of a grey or colour image as an upright square: by its corners' homography,
-    or on a bent page cell by cell by the crossings of its `mesh`."""
-    if mesh is None:
-        return warp_grid(image, corners, side)[0]
-    return warp_mesh(image, cell_homographies(mesh, side), side)
 
 
 class Stopwatch:
