@@ -36,6 +36,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
@@ -52,13 +53,25 @@ MAX_ALS_CELLS = 5
 
 @dataclass
 class Graph:
+    """Nodes and links. Links are kept as arrays of node pairs (a < b) in the order they
+    were found, repeats included: the search needs only the arrays, and the sets are made
+    (in that same order, so a walk takes the same route every time) only to say a chain."""
+
     nodes: list[tuple[tuple[int, ...], int]]  # (cells, digit)
-    strong: set[tuple[int, int]]
-    weak: set[tuple[int, int]]
+    strong_found: np.ndarray  # (k, 2) node pairs
+    weak_found: np.ndarray
     groups: bool
     # strong links that hold only through an almost locked set: (a, b) -> the set's cells
     # and digits (bits), for the sentence and for a continuous loop's eliminations
     als: dict[tuple[int, int], tuple[tuple[int, ...], int]] = field(default_factory=dict)
+
+    @cached_property
+    def strong(self) -> set[tuple[int, int]]:
+        return set(map(tuple, self.strong_found.tolist()))
+
+    @cached_property
+    def weak(self) -> set[tuple[int, int]]:
+        return set(map(tuple, self.weak_found.tolist()))
 
 
 def _node_index(nodes, key):
@@ -71,6 +84,17 @@ def _peer_masks(geometry) -> list[int]:
     return [sum(1 << p for p in peers) for peers in geometry.peers]
 
 
+def words(masks: list[int], n_cells: int) -> np.ndarray:
+    """Int cell masks as rows of 64-bit words."""
+    width = -(-n_cells // 64)
+    raw = b"".join(m.to_bytes(8 * width, "little") for m in masks)
+    return np.frombuffer(raw, dtype=np.uint64).reshape(len(masks), width)
+
+
+def _pair_array(pairs) -> np.ndarray:
+    return np.array(pairs, dtype=np.intp).reshape(-1, 2)
+
+
 def build_graph(
     grid: Candidates,
     *,
@@ -81,64 +105,97 @@ def build_graph(
     als: bool = False,
 ) -> Graph:
     """The nodes and links of `grid`'s pencil marks, restricted as the technique needs."""
-    g = grid.geometry
     marks = grid.marks
     counts = marks.sum(axis=1)
-    index: dict[tuple[tuple[int, ...], int], int] = {}
     cells_ok = (counts == 2) if bivalue_only else (counts > 0)
-    for c in np.flatnonzero(cells_ok):
-        for d in np.flatnonzero(marks[c]):
-            _node_index(index, ((int(c),), int(d) + 1))
-    strong: set[tuple[int, int]] = set()
-    weak: set[tuple[int, int]] = set()
-
-    def link(kind, a, b):
-        if a != b:
-            kind.add((min(a, b), max(a, b)))
-
+    cell_of, digit_of = np.nonzero(marks & cells_ok[:, None])  # cell by cell, digits rising
+    pairs = zip(cell_of.tolist(), digit_of.tolist(), strict=True)
+    index = {((c,), d + 1): i for i, (c, d) in enumerate(pairs)}
+    strong: list[np.ndarray] = []
+    weak: list[np.ndarray] = []
     if in_cell:
-        for c in np.flatnonzero(cells_ok):
-            ds = [int(d) + 1 for d in np.flatnonzero(marks[c])]
-            ids = [index[((int(c),), d)] for d in ds]
-            for i, a in enumerate(ids):
-                for b in ids[i + 1 :]:
-                    link(weak, a, b)
-            if len(ids) == 2:
-                link(strong, ids[0], ids[1])
+        within, bivalue = _in_cell_links(cell_of)
+        weak.append(within)
+        strong.append(bivalue)
     if groups:
         _add_groups(grid, index)
     als_links = _add_als(grid, index) if als else {}
-    for a, b in als_links:
-        link(strong, a, b)
+    strong.append(_pair_array(list(als_links)))
     nodes = list(index)
-    # weak links on one digit: disjoint nodes whose cells all see each other (cell sets
-    # as int bit masks: plain integer work, no BLAS threads on a busy machine)
+    weak.append(_seeing_pairs(grid, nodes))
+    if conjugates:
+        conjugate = _conjugate_links(grid, index, groups)
+        strong.append(conjugate)
+        weak.append(conjugate)
+    strong_found, weak_found = np.concatenate(strong), np.concatenate(weak)
+    # a conjugate pair or a two-candidate cell is a stronger reason for the same link
+    if als_links:
+        size = len(nodes)
+        known = set((weak_found[:, 0] * size + weak_found[:, 1]).tolist())
+        als_links = {k: v for k, v in als_links.items() if k[0] * size + k[1] not in known}
+    return Graph(nodes, strong_found, weak_found, groups, als_links)
+
+
+def _in_cell_links(cell_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Weak links between every two digits of a cell, strong between the two of a
+    two-candidate cell (node ids are numbered cell by cell)."""
+    within, bivalue = [], []
+    starts = np.flatnonzero(np.r_[True, cell_of[1:] != cell_of[:-1]]).tolist()
+    for first, stop in zip(starts, starts[1:] + [len(cell_of)], strict=True):
+        ids = range(first, stop)
+        within.extend((a, b) for i, a in enumerate(ids) for b in ids[i + 1 :])
+        if len(ids) == 2:
+            bivalue.append((first, first + 1))
+    return _pair_array(within), _pair_array(bivalue)
+
+
+def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
+    """Weak links on one digit: disjoint nodes whose cells all see each other (cell sets as
+    64-bit words), digit by digit in the order the digits first appear, then node order."""
+    g = grid.geometry
     peers = _peer_masks(g)
-    by_digit: dict[int, list[tuple[int, int, int]]] = {}
     full = (1 << g.n_cells) - 1
-    for i, (cells, d) in enumerate(nodes):
+    member_masks, seen_masks = [], []
+    for cells, _ in nodes:
         member, seen = 0, full
         for c in cells:
             member |= 1 << c
             seen &= peers[c]
-        by_digit.setdefault(d, []).append((i, member, seen))
-    for group in by_digit.values():
-        for x, (a, ma, sa) in enumerate(group):
-            for b, mb, sb in group[x + 1 :]:
-                if not ma & mb and not ma & ~sb and not mb & ~sa:
-                    weak.add((a, b))
-    if conjugates:
-        for u, unit in enumerate(g.units):
-            for d in range(g.size):
-                places = tuple(c for c in unit if marks[c, d])
-                for x, y in _two_parts(grid, u, places) if groups else _pairs(places):
-                    a, b = index.get((x, d + 1)), index.get((y, d + 1))
-                    if a is not None and b is not None:
-                        link(strong, a, b)
-                        link(weak, a, b)
-    # a conjugate pair or a two-candidate cell is a stronger reason for the same link
-    als_links = {k: v for k, v in als_links.items() if k not in weak}
-    return Graph(nodes, strong, weak, groups, als_links)
+        member_masks.append(member)
+        seen_masks.append(seen)
+    member, seen = words(member_masks, g.n_cells), words(seen_masks, g.n_cells)
+    digits = np.array([d for _, d in nodes], dtype=np.intp)
+    found = []
+    _, first = np.unique(digits, return_index=True)
+    for d in digits[np.sort(first)]:
+        ids = np.flatnonzero(digits == d)
+        m, s = member[ids], seen[ids]
+        apart = ~((m[:, None] & m[None]).any(axis=2))
+        inside = ~((m[:, None] & ~s[None]).any(axis=2))  # [x, y]: x's cells all see y's
+        a, b = np.nonzero(np.triu(apart & inside & inside.T, 1))
+        found.append(np.stack([ids[a], ids[b]], axis=1))
+    return np.concatenate(found) if found else _pair_array([])
+
+
+def _conjugate_links(grid: Candidates, index, groups: bool) -> np.ndarray:
+    """Strong (and weak) links of a unit's only two places for a digit, unit by unit;
+    with groups, each split of the places into two nodes."""
+    g = grid.geometry
+    marks = grid.marks
+    found = []
+    places_of = marks[grid.layout.unit_cells]  # [unit, position, digit]
+    counts = places_of.sum(axis=1)
+    for u, d in zip(*np.nonzero(counts >= 2), strict=True):
+        if not groups and counts[u, d] != 2:
+            continue
+        unit = g.units[u]
+        places = tuple(unit[p] for p in np.flatnonzero(places_of[u, :, d]).tolist())
+        parts = _splits(grid, int(u), places) if groups else _pairs(places)
+        for x, y in parts:
+            a, b = index.get((x, int(d) + 1)), index.get((y, int(d) + 1))
+            if a is not None and b is not None and a != b:
+                found.append((min(a, b), max(a, b)))
+    return _pair_array(found)
 
 
 def _pairs(places):
@@ -156,6 +213,22 @@ def _share(grid: Candidates, cells, kinds) -> bool:
     for c in cells[1:]:
         common &= set(units_of[c])
     return any(kind[u] in kinds for u in common)
+
+
+@per_geometry
+def _known_splits(geometry) -> dict:
+    return {}
+
+
+def _splits(grid: Candidates, unit: int, places) -> list:
+    """`_two_parts`, remembered: they depend only on the geometry, the unit and the places."""
+    known = _known_splits(grid.geometry)
+    parts = known.get((unit, places))
+    if parts is None:
+        if len(known) > 100_000:  # large boards: keep the table bounded
+            known.clear()
+        parts = known[unit, places] = list(_two_parts(grid, unit, places))
+    return parts
 
 
 def _two_parts(grid: Candidates, unit: int, places):
@@ -230,8 +303,12 @@ def _add_als(grid: Candidates, index) -> dict[tuple[int, int], tuple[tuple[int, 
 class Reach:
     graph: Graph
     dist: np.ndarray  # dist[start literal, target literal]: links of the shortest walk, 0 none
-    succ: list[list[tuple[int, str]]]  # literal -> [(next literal, "=" or "-")]
     found: dict = field(default_factory=dict)  # kinds -> `conclusions`, once asked for
+
+    @cached_property
+    def succ(self) -> list[list[tuple[int, str]]]:
+        """literal -> [(next literal, "=" or "-")]: made only to say a chain."""
+        return _literals(self.graph)
 
 
 def _literals(graph: Graph) -> list[list[tuple[int, str]]]:
@@ -247,47 +324,64 @@ def _literals(graph: Graph) -> list[list[tuple[int, str]]]:
     return succ
 
 
+def _literal_edges(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
+    """Every literal edge once (source, target): a strong link takes "a false" to "b true",
+    a weak one "a true" to "b false", both ways."""
+    n = len(graph.nodes)
+    strong = np.unique(graph.strong_found, axis=0)
+    weak = np.unique(graph.weak_found, axis=0)
+    src = np.concatenate([n + strong[:, 0], n + strong[:, 1], weak[:, 0], weak[:, 1]])
+    dst = np.concatenate([strong[:, 1], strong[:, 0], n + weak[:, 1], n + weak[:, 0]])
+    return src.astype(np.intp), dst.astype(np.intp)
+
+
 def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
-    """Shortest alternating walk between every pair of literals, all starts at once: the
-    start sets are bit-packed rows, and one level ORs them along every literal edge."""
-    succ = _literals(graph)
-    m = len(succ)
-    src = np.array([a for a in range(m) for b, _ in succ[a]], dtype=np.intp)
-    dst = np.array([b for a in range(m) for b, _ in succ[a]], dtype=np.intp)
-    dist = np.zeros((m, m), dtype=np.int16)
-    if m == 0 or src.size == 0:
-        return Reach(graph, dist, succ)
-    order = np.argsort(dst, kind="stable")
-    src, dst = src[order], dst[order]
+    """Shortest alternating walk between every pair of literals, all at once: bit-packed
+    rows, and one level ORs them along every literal edge. The search runs backwards (row
+    t holds the literals t reaches, found by following edges into their sources), so its
+    rows are the starts of `dist` as they are."""
+    m = 2 * len(graph.nodes)
+    start, end = _literal_edges(graph)
+    if m == 0 or start.size == 0:
+        return Reach(graph, np.zeros((m, m), dtype=np.uint8))
+    order = np.argsort(start, kind="stable")
+    src, dst = end[order], start[order]
     targets, first = np.unique(dst, return_index=True)
-    # frontier[t] = set of starts whose walks of the current length end at t, as bits
-    # packed into 64-bit words
-    words = -(-m // 64)
-    eye = np.zeros((m, words * 64), dtype=bool)
-    eye[np.arange(m), np.arange(m)] = True
-    frontier = np.packbits(eye, axis=1).view(np.uint64)
+    # frontier[s] = set of literals t whose walks of the current length from s end at t,
+    # as bits packed into 64-bit words
+    width = -(-m // 64)
+    frontier = np.zeros((m, width), dtype=np.uint64)
+    every = np.arange(m)
+    frontier[every, every // 64] = np.left_shift(1, every % 64).astype(np.uint64)
     seen = np.zeros_like(frontier)
     # the levels written as binary numbers, one packed bit plane per binary digit: each
     # pair is first reached at one level only, so a pair's bits across the planes spell
     # its level (unpacking a few planes at the end is far cheaper than writing every
     # level's new pairs into the matrix)
     planes = [np.zeros_like(frontier) for _ in range(max_links.bit_length())]
+    deepest = 0
     for level in range(1, max_links + 1):
         nxt = np.zeros_like(frontier)
         nxt[targets] = np.bitwise_or.reduceat(frontier[src], first, axis=0)
         new = nxt & ~seen
         if not new.any():
             break
+        deepest = level
         seen |= new
         for b, plane in enumerate(planes):
             if level >> b & 1:
                 plane |= new
         frontier = nxt
-    by_target = np.zeros((m, m), dtype=np.uint8)  # [target, start]
-    for b, plane in enumerate(planes):
-        by_target |= np.unpackbits(plane.view(np.uint8), axis=1, count=m) << b
-    dist[:] = by_target.T
-    return Reach(graph, dist, succ)
+    return Reach(graph, _levels(planes[: max(1, deepest.bit_length())], m))
+
+
+def _levels(planes: list[np.ndarray], m: int) -> np.ndarray:
+    """The (m, m) matrix of levels spelled by the bit planes (in place, few temporaries)."""
+    dist = np.unpackbits(planes[0].view(np.uint8), axis=1, count=m, bitorder="little")
+    for b, plane in enumerate(planes[1:], 1):
+        bit = np.unpackbits(plane.view(np.uint8), axis=1, count=m, bitorder="little")
+        dist |= np.left_shift(bit, b, out=bit)
+    return dist
 
 
 def walk(r: Reach, start: int, target: int, avoid=()) -> list[tuple[int, str]]:
@@ -354,39 +448,15 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
     n = len(nodes)
     if n == 0:
         return
-    sees = grid.layout.sees
-    marks = grid.marks
     found = []
     if "ends" in kinds:
         sub = r.dist[n:, :n]  # [false start s, true target t]: not s => t
         s_idx, t_idx = np.nonzero(sub)
         digits = np.array([d for _, d in nodes])
-        sees_all = np.array([sees[list(cells)].all(axis=0) for cells, _ in nodes])
-        inside = np.zeros((n, grid.geometry.n_cells), dtype=bool)
-        for i, (cells, _) in enumerate(nodes):
-            inside[i, list(cells)] = True
         same = (digits[s_idx] == digits[t_idx]) & (s_idx != t_idx)
-        a, b = s_idx[same], t_idx[same]
-        hit = sees_all[a] & sees_all[b] & ~inside[a] & ~inside[b]
-        hit &= marks[:, digits[a] - 1].T
-        for k in np.flatnonzero(hit.any(axis=1)):
-            d = int(digits[a[k]])
-            gone = tuple((int(c), d) for c in np.flatnonzero(hit[k]))
-            found.append((int(sub[a[k], b[k]]), n + a[k], b[k], (), gone, "ends"))
+        found.extend(_end_eliminations(grid, r, s_idx[same], t_idx[same]))
         other = digits[s_idx] != digits[t_idx]
-        for s, t in zip(s_idx[other], t_idx[other], strict=True):
-            (cs, x), (ct, y) = nodes[s], nodes[t]
-            if len(cs) != 1 or len(ct) != 1:
-                continue
-            A, B = cs[0], ct[0]
-            if A == B:
-                gone = tuple((A, e) for e in grid.digits_of(A) if e not in (x, y))
-            elif sees[A, B]:
-                gone = tuple(p for p in ((A, y), (B, x)) if marks[p[0], p[1] - 1])
-            else:
-                continue
-            if gone:
-                found.append((int(sub[s, t]), n + s, t, (), gone, "ends2"))
+        found.extend(_two_digit_ends(grid, r, s_idx[other], t_idx[other]))
     if "loop" in kinds:
         for i, (cells, d) in enumerate(nodes):
             if r.dist[i, n + i]:  # s => not s
@@ -408,6 +478,63 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
         if key not in seen:
             seen.add(key)
             yield item
+
+
+def _end_eliminations(grid: Candidates, r: Reach, a: np.ndarray, b: np.ndarray) -> list:
+    """Type 1: a chain from "a false" to "b true" on one digit clears it from every cell
+    seeing both ends (cell sets as 64-bit words: each node's cells seeing all of it and
+    holding its digit, ANDed pair by pair)."""
+    nodes = r.graph.nodes
+    n = len(nodes)
+    g = grid.geometry
+    peers = _peer_masks(g)
+    holding = [
+        int.from_bytes(np.packbits(column, bitorder="little").tobytes(), "little")
+        for column in grid.marks.T
+    ]
+    full = (1 << g.n_cells) - 1
+    targets = []
+    for cells, d in nodes:
+        seen = full
+        for c in cells:
+            seen &= peers[c]
+        targets.append(seen & holding[d - 1])
+    hit = words(targets, g.n_cells)
+    both = hit[a] & hit[b]
+    found = []
+    for k in np.flatnonzero(both.any(axis=1)).tolist():
+        d = nodes[a[k]][1]
+        cells = np.flatnonzero(np.unpackbits(both[k].view(np.uint8), bitorder="little"))
+        gone = tuple((int(c), d) for c in cells)
+        found.append((int(r.dist[n + a[k], b[k]]), n + a[k], b[k], (), gone, "ends"))
+    return found
+
+
+def _two_digit_ends(grid: Candidates, r: Reach, s_idx: np.ndarray, t_idx: np.ndarray) -> list:
+    """Type 2: a chain from "x in A false" to "y in B true" (x not y, single cells): in
+    one cell, it holds x or y; in cells that see each other, neither holds the other's
+    digit."""
+    nodes = r.graph.nodes
+    n = len(nodes)
+    marks, sees = grid.marks, grid.layout.sees
+    single = np.array([len(cells) == 1 for cells, _ in nodes], dtype=bool)
+    cell = np.array([cells[0] for cells, _ in nodes], dtype=np.intp)
+    digit = np.array([d for _, d in nodes], dtype=np.intp)
+    keep = single[s_idx] & single[t_idx]
+    s_idx, t_idx = s_idx[keep], t_idx[keep]
+    A, B, x, y = cell[s_idx], cell[t_idx], digit[s_idx], digit[t_idx]
+    in_one = (A == B) & (marks[A].sum(axis=1) > 2)
+    seeing = (A != B) & sees[A, B] & (marks[A, y - 1] | marks[B, x - 1])
+    found = []
+    for k in np.flatnonzero(in_one | seeing).tolist():
+        s, t = int(s_idx[k]), int(t_idx[k])
+        a, b, dx, dy = int(A[k]), int(B[k]), int(x[k]), int(y[k])
+        if a == b:
+            gone = tuple((a, e) for e in grid.digits_of(a) if e not in (dx, dy))
+        else:
+            gone = tuple(p for p in ((a, dy), (b, dx)) if marks[p[0], p[1] - 1])
+        found.append((int(r.dist[n + s, t]), n + s, t, (), gone, "ends2"))
+    return found
 
 
 def _loops_through(r: Reach, node: int) -> Iterator[list[tuple[int, str]]]:

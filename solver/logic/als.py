@@ -34,6 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from solver.logic.aic import _peer_masks
+from solver.logic.aic import words as _words
 from solver.logic.candidates import Candidates
 from solver.logic.step import Step, cell_list, digit_list, elimination_text
 from solver.logic.subsets import bits, digit_masks
@@ -398,13 +399,6 @@ def _walk_back(levels, src, dst, r, st, states) -> list[tuple[int, int]]:
                 walk.append(s)
                 break
     return [states[s] for s in reversed(walk)]
-
-
-def _words(masks: list[int], n_cells: int) -> np.ndarray:
-    """Int cell masks as rows of 64-bit words."""
-    width = -(-n_cells // 64)
-    raw = b"".join(m.to_bytes(8 * width, "little") for m in masks)
-    return np.frombuffer(raw, dtype=np.uint64).reshape(len(masks), width)
 
 
 def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
