@@ -110,7 +110,60 @@ def best_candidate(gray: np.ndarray) -> Located | None:
                 best = candidate
         if best is not None and best.score >= GOOD_SCORE:
             break
-    return bent_grid(gray, candidates, best) or best
+    located = bent_grid(gray, candidates, best) or best
+    if located is not None and located.mesh is None and located.score < GOOD_SCORE:
+        grown = grown_grid(gray, located)
+        if grown is not None and grown.score > located.score + GROWN_GAIN:
+            return grown
+    return located
+
+
+# how much better than the chosen grid a whole grid grown from it must score
+GROWN_GAIN = 0.1
+# a part of the grid bounded by its thick box lines spans 3 or 6 of its 9 rows (or columns);
+# (start, end) of the whole grid along one side, in units of the part's side
+SPANS = ((0, 1), (0, 1.5), (-0.5, 1), (0, 3), (-2, 1), (-1, 2))
+
+
+def grown_grid(gray: np.ndarray, part: Located) -> Located | None:
+    """The best-scoring whole grid that a flat candidate may be a part of, if any.
+
+    The outline of ink that closes around the grid can close early along a thick box line
+    (an entry written across the border breaks the outer line, a shadow fades it): the
+    contour then holds six of the nine rows, or a 3 x 3 box, and the best candidate scores
+    low. Such a part spans whole boxes, so it is grown, in the perspective of its own
+    corners, to 1.5 or 3 times its side in each direction, and each grown quad that is
+    about as wide as tall (a sudoku is square) is scored like any candidate. A bent grid
+    is not grown: its mesh was traced from the whole grid's own lines.
+    """
+    height, width = gray.shape[:2]
+    frame = np.float32([[-0.02 * width, -0.02 * height], [1.02 * width, 1.02 * height]])
+    to_photo = np.linalg.inv(square_homography(part.corners, 1.0))
+    best = None
+    for (x0, x1), (y0, y1) in itertools.product(SPANS, SPANS):
+        if (x0, x1, y0, y1) == (0, 1, 0, 1):
+            continue
+        square = np.float32([[[x0, y0], [x1, y0], [x1, y1], [x0, y1]]])
+        quad = cv2.perspectiveTransform(square, to_photo)[0]
+        if (quad < frame[0]).any() or (quad > frame[1]).any() or not squarish(quad):
+            continue
+        grown = Located(quad.astype(np.float32), grid_score(gray, quad))
+        if grown.score >= MIN_SCORE and (best is None or grown.score > best.score):
+            best = grown
+    return best
+
+
+def squarish(quad: np.ndarray, tolerance: float = 1.33) -> bool:
+    """Whether a quad's mean width and mean height differ by less than `tolerance` times.
+
+    >>> squarish(np.float32([[0, 0], [90, 0], [90, 100], [0, 100]]))
+    True
+    >>> squarish(np.float32([[0, 0], [150, 0], [150, 100], [0, 100]]))
+    False
+    """
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    width, height = (sides[0] + sides[2]) / 2, (sides[1] + sides[3]) / 2
+    return bool(max(width, height) < tolerance * max(min(width, height), 1e-6))
 
 
 def bent_grid(gray: np.ndarray, candidates: list[Located], best: Located | None) -> Located | None:
