@@ -37,6 +37,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
+from itertools import chain
 
 import numpy as np
 
@@ -67,11 +68,21 @@ class Graph:
 
     @cached_property
     def strong(self) -> set[tuple[int, int]]:
-        return set(map(tuple, self.strong_found.tolist()))
+        return _link_set(self.strong_found)
 
     @cached_property
     def weak(self) -> set[tuple[int, int]]:
-        return set(map(tuple, self.weak_found.tolist()))
+        return _link_set(self.weak_found)
+
+
+def _link_set(found: np.ndarray) -> set[tuple[int, int]]:
+    return set(zip(found[:, 0].tolist(), found[:, 1].tolist(), strict=True))
+
+
+def _in_set_order(links: set[tuple[int, int]]) -> np.ndarray:
+    """The set's pairs as a (k, 2) array, in the set's own order."""
+    flat = np.fromiter(chain.from_iterable(links), dtype=np.intp, count=2 * len(links))
+    return flat.reshape(-1, 2)
 
 
 def _node_index(nodes, key):
@@ -306,22 +317,30 @@ class Reach:
     found: dict = field(default_factory=dict)  # kinds -> `conclusions`, once asked for
 
     @cached_property
-    def succ(self) -> list[list[tuple[int, str]]]:
-        """literal -> [(next literal, "=" or "-")]: made only to say a chain."""
-        return _literals(self.graph)
+    def links_out(self) -> tuple[list[int], list[int]]:
+        """Each literal's next literals (offsets, targets), in the order of the link sets:
+        made only to say a chain. From a true literal the links are weak, from a false one
+        strong."""
+        return _successors(self.graph)
 
 
-def _literals(graph: Graph) -> list[list[tuple[int, str]]]:
+def _successors(graph: Graph) -> tuple[list[int], list[int]]:
     n = len(graph.nodes)
-    succ: list[list[tuple[int, str]]] = [[] for _ in range(2 * n)]
-    # literal i: node i true; literal n + i: node i false
-    for a, b in graph.strong:
-        succ[n + a].append((b, "="))
-        succ[n + b].append((a, "="))
-    for a, b in graph.weak:
-        succ[a].append((n + b, "-"))
-        succ[b].append((n + a, "-"))
-    return succ
+    # literal i: node i true; literal n + i: node i false. A strong link (a, b) leads from
+    # "a false" to "b true" and back; a weak one from "a true" to "b false" and back
+    strong, weak = _in_set_order(graph.strong), _in_set_order(graph.weak)
+    src = np.concatenate([(n + strong).ravel(), weak.ravel()])
+    dst = np.concatenate([strong[:, ::-1].ravel(), (n + weak[:, ::-1]).ravel()])
+    order = np.argsort(src, kind="stable")
+    offsets = np.searchsorted(src[order], np.arange(2 * n + 1))
+    return offsets.tolist(), dst[order].tolist()
+
+
+def _next_literals(r: Reach, lit: int) -> Iterator[tuple[int, str]]:
+    offsets, targets = r.links_out
+    kind = "=" if lit >= len(r.graph.nodes) else "-"
+    for nxt in targets[offsets[lit] : offsets[lit + 1]]:
+        yield nxt, kind
 
 
 def _literal_edges(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
@@ -391,9 +410,12 @@ def walk(r: Reach, start: int, target: int, avoid=()) -> list[tuple[int, str]]:
     for lit in avoid:
         parent.setdefault(lit, None)
     queue = deque([start])
+    offsets, targets = r.links_out
+    n = len(r.graph.nodes)
     while queue and target not in parent:
         lit = queue.popleft()
-        for nxt, kind in r.succ[lit]:
+        kind = "=" if lit >= n else "-"
+        for nxt in targets[offsets[lit] : offsets[lit + 1]]:
             if nxt not in parent:
                 parent[nxt] = (lit, kind)
                 queue.append(nxt)
@@ -541,7 +563,7 @@ def _loops_through(r: Reach, node: int) -> Iterator[list[tuple[int, str]]]:
     """Alternating cycles through `node` (true, then out by a weak link), one per weak
     neighbour: the shortest walk back that avoids both nodes' literals on the way."""
     n = len(r.graph.nodes)
-    for nxt, kind in r.succ[node]:
+    for nxt, kind in _next_literals(r, node):
         if not r.dist[nxt, node] or r.dist[nxt, node] < 3:
             continue
         avoid = {node, node + n, nxt, (nxt + n) % (2 * n)}

@@ -51,6 +51,11 @@ class Als:
     holders: dict[int, int]  # digit -> its cells holding that digit (bits)
     seen: dict[int, int]  # digit -> cells outside the set seeing every holder (bits)
     unit: int
+    # the same as rows of 64-bit words, made once per set (a unit's sets are remembered
+    # between states) for the tests of every pair at once: row 0 the cells, row d the
+    # holders of d (`holder_words`) or the cells seeing them (`seen_words`), 0 if none
+    holder_words: np.ndarray
+    seen_words: np.ndarray
 
 
 def _bits_of(mask: int) -> list[int]:
@@ -75,7 +80,10 @@ def _build(grid: Candidates, cells: tuple[int, ...], union: int, masks, unit: in
                 s &= peers[c]
         holders[d] = h
         seen[d] = s & ~mask
-    return Als(cells, mask, union, holders, seen, unit)
+    size, n_cells = grid.geometry.size, grid.geometry.n_cells
+    holder_words = _words([mask] + [holders.get(d, 0) for d in range(1, size + 1)], n_cells)
+    seen_words = _words([0] + [seen.get(d, 0) for d in range(1, size + 1)], n_cells)
+    return Als(cells, mask, union, holders, seen, unit, holder_words, seen_words)
 
 
 def almost_locked_sets(grid: Candidates) -> list[Als]:
@@ -137,7 +145,13 @@ class AlsGraph:
     sets: list[Als]
     links: list[list[tuple[int, int]]]  # i -> [(j, restricted common digit)]
     holding: list[int]  # digit - 1 -> the cells still holding it (bits)
+    holder_words: np.ndarray  # [set, row, word]: each set's `Als.holder_words`
+    seen_words: np.ndarray
     useful: np.ndarray | None = None  # `_useful_ends`, once a finder needs it
+
+    def having(self, d: int) -> np.ndarray:
+        """The sets holding digit d, in order."""
+        return np.flatnonzero(self.holder_words[:, d].any(axis=1))
 
 
 _RECENT: dict[tuple, AlsGraph] = {}
@@ -151,26 +165,33 @@ def als_graph(grid: Candidates) -> AlsGraph:
         if len(_RECENT) > 4:
             _RECENT.clear()
         sets = almost_locked_sets(grid)
-        links = _restricted_commons(sets, grid.geometry.n_cells)
-        hit = _RECENT[key] = AlsGraph(sets, links, _digit_cells(grid))
+        width = -(-grid.geometry.n_cells // 64)
+        empty = np.zeros((0, grid.geometry.size + 1, width), dtype=np.uint64)
+        holder_words = np.stack([s.holder_words for s in sets]) if sets else empty
+        seen_words = np.stack([s.seen_words for s in sets]) if sets else empty
+        hit = AlsGraph(sets, [], _digit_cells(grid), holder_words, seen_words)
+        hit.links = _restricted_commons(hit)
+        _RECENT[key] = hit
     return hit
 
 
-def _restricted_commons(sets: list[Als], n_cells: int) -> list[list[tuple[int, int]]]:
+def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
     """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
     order they first occur among the sets, then j ascending. For each digit, every pair
     is tested at once on 64-bit words of cell masks."""
+    sets = g.sets
     links: list[list[tuple[int, int]]] = [[] for _ in sets]
-    by_digit: dict[int, list[int]] = {}
+    first = {}
     for i, s in enumerate(sets):
         for d in bits(s.digits):
-            by_digit.setdefault(d, []).append(i)
-    for d, members in by_digit.items():
+            first.setdefault(d, i)
+    for d in first:
+        members = g.having(d)
         if len(members) < 2:
             continue
-        holders = _words([sets[i].holders[d] for i in members], n_cells)
-        outside = ~_words([sets[i].seen[d] for i in members], n_cells)
-        masks = _words([sets[i].mask for i in members], n_cells)
+        holders = g.holder_words[members, d]
+        outside = ~g.seen_words[members, d]
+        masks = g.holder_words[members, 0]
         # [a, b]: b's holders all see a's (so none lies in both sets): the sets may share
         # other cells
         clash = np.zeros((len(members), len(members)), np.uint64)
@@ -180,8 +201,9 @@ def _restricted_commons(sets: list[Als], n_cells: int) -> list[list[tuple[int, i
         joined = np.triu(clash == 0, 1)
         joined |= joined.T
         rows, cols = np.nonzero(joined)
+        ids = members.tolist()
         for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
-            links[members[a]].append((members[b], d))
+            links[ids[a]].append((ids[b], d))
     return links
 
 
@@ -408,14 +430,14 @@ def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
     threads stall on a busy machine.) Kept in the graph for the state's other finders."""
     if g.useful is not None:
         return g.useful
-    n, n_cells = len(g.sets), grid.geometry.n_cells
+    n = len(g.sets)
     useful = np.zeros((n, n), dtype=np.int64)
     for d in range(1, grid.geometry.size + 1):
-        members = np.array([i for i, s in enumerate(g.sets) if d in s.seen], dtype=np.intp)
+        members = g.having(d)
         if len(members) < 2:
             continue
-        seen = _words([g.sets[i].seen[d] & ~g.sets[i].mask for i in members], n_cells)
-        holding = seen & _words([g.holding[d - 1]], n_cells)[0]
+        seen = g.seen_words[members, d]
+        holding = seen & _words([g.holding[d - 1]], grid.geometry.n_cells)[0]
         common = np.zeros((len(members), len(members)), np.uint64)
         for w in range(seen.shape[1]):  # word by word: a reduction over 2 words is slow
             common |= holding[:, None, w] & seen[None, :, w]
@@ -494,15 +516,14 @@ def death_blossoms(grid: Candidates) -> Iterator[Step]:
 def _petal_finder(grid: Candidates, g: AlsGraph):
     """petals_of(d, stem): the sets, in order, not holding the stem whose places for d all
     see it (tested on 64-bit words, every set at once)."""
-    n_cells = grid.geometry.n_cells
-    peer_words = _words(_peer_masks(grid.geometry), n_cells)
-    mask_words = _words([s.mask for s in g.sets], n_cells)
+    peer_words = _words(_peer_masks(grid.geometry), grid.geometry.n_cells)
+    mask_words = g.holder_words[:, 0]
     by_digit: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def petals_of(d: int, stem: int) -> list[int]:
         if d not in by_digit:
-            members = np.array([i for i, s in enumerate(g.sets) if d in s.holders], np.intp)
-            by_digit[d] = members, _words([g.sets[i].holders[d] for i in members], n_cells)
+            members = g.having(d)
+            by_digit[d] = members, g.holder_words[members, d]
         members, holders = by_digit[d]
         word, bit = divmod(stem, 64)
         ok = (mask_words[members, word] >> np.uint64(bit) & np.uint64(1)) == 0
