@@ -48,8 +48,25 @@ def _shared_kinds(grid: Candidates, a: int, b: int) -> set[str]:
     return {grid.layout.kind[u] for u in set(units_of[a]) & set(units_of[b])}
 
 
-def _turbots(grid: Candidates) -> Iterator[Step]:
-    """Every two-strong-link chain on every digit, named by its shape."""
+# The skyscraper, kite, turbot fish and dual kite finders all read the same chains, and the
+# two empty rectangle finders the same rectangles: each list is found once per state (most
+# states have none, so every finder used to search it all again), keyed by the marks.
+_RECENT: dict[tuple, list] = {}
+
+
+def _once_per_state(grid: Candidates, what: str, find) -> list:
+    key = (what, grid.marks.tobytes(), id(grid.geometry))
+    hit = _RECENT.get(key)
+    if hit is None or hit[0] is not grid.geometry:
+        if len(_RECENT) > 8:
+            _RECENT.clear()
+        hit = _RECENT[key] = (grid.geometry, list(find(grid)))
+    return hit[1]
+
+
+def _turbots(grid: Candidates) -> Iterator[tuple]:
+    """(name, digit, chain, units, eliminations) of every two-strong-link chain on every
+    digit, named by its shape."""
     sees = grid.layout.sees
     kind = grid.layout.kind
     for digit in range(1, grid.geometry.size + 1):
@@ -69,7 +86,7 @@ def _turbots(grid: Candidates) -> Iterator[Step]:
                         if not gone:
                             continue
                         name = _kind_name(kind[u1], kind[u2], _shared_kinds(grid, y, p))
-                        yield _turbot_step(grid, name, digit, (x, y, p, q), (u1, u2), gone)
+                        yield name, digit, (x, y, p, q), (u1, u2), gone
 
 
 def _turbot_step(grid, name, digit, chain, units, gone) -> Step:
@@ -90,9 +107,9 @@ def _turbot_step(grid, name, digit, chain, units, gone) -> Step:
 
 
 def _by_kind(grid: Candidates, want: str) -> Iterator[Step]:
-    for step in _turbots(grid):
-        if step.technique == want:
-            yield step
+    for name, digit, chain, units, gone in _once_per_state(grid, "turbots", _turbots):
+        if name == want:
+            yield _turbot_step(grid, name, digit, chain, units, gone)
 
 
 def skyscrapers(grid: Candidates) -> Iterator[Step]:
@@ -108,6 +125,10 @@ def turbot_fish(grid: Candidates) -> Iterator[Step]:
 
 
 def empty_rectangles(grid: Candidates) -> Iterator[Step]:
+    return iter(_once_per_state(grid, "empty rectangles", _empty_rectangles))
+
+
+def _empty_rectangles(grid: Candidates) -> Iterator[Step]:
     g = grid.geometry
     kind = grid.layout.kind
     pos = g.positions

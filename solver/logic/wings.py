@@ -86,15 +86,30 @@ def xyz_wings(grid: Candidates) -> Iterator[Step]:
                     )
 
 
-def strong_links(grid: Candidates, digit: int) -> list[tuple[int, int, int]]:
+# A digit's strong links depend only on its places, which most steps leave alone, and
+# colouring, the single-digit patterns and the W-wing all ask for them: remembered by the
+# places (a bounded table, kept beside the geometry).
+_STRONG: dict[tuple, tuple] = {}
+MAX_STRONG = 4_000
+
+
+def strong_links(grid: Candidates, digit: int) -> tuple[tuple[int, int, int], ...]:
     """Units where `digit` has exactly two places: (unit, cell, cell)."""
+    column = grid.marks[:, digit - 1]
+    key = (id(grid.geometry), column.tobytes())
+    hit = _STRONG.get(key)
+    if hit is not None and hit[0] is grid.geometry:
+        return hit[1]
     cells = grid.layout.unit_cells
-    places = grid.marks[cells, digit - 1]
+    places = column[cells]
     links = []
     for u in np.flatnonzero(places.sum(axis=1) == 2):
         a, b = cells[u][places[u]]
         links.append((int(u), int(a), int(b)))
-    return links
+    if len(_STRONG) > MAX_STRONG:
+        _STRONG.clear()
+    _STRONG[key] = (grid.geometry, tuple(links))
+    return tuple(links)
 
 
 def w_wings(grid: Candidates) -> Iterator[Step]:
