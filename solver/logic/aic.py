@@ -37,7 +37,7 @@ from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import chain
+from itertools import chain, combinations
 
 import numpy as np
 
@@ -164,16 +164,16 @@ def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
     """Weak links on one digit: disjoint nodes whose cells all see each other (cell sets as
     64-bit words), digit by digit in the order the digits first appear, then node order."""
     g = grid.geometry
-    peers = _peer_masks(g)
-    full = (1 << g.n_cells) - 1
+    shapes = _node_shapes(g)
     member_masks, seen_masks = [], []
     for cells, _ in nodes:
-        member, seen = 0, full
-        for c in cells:
-            member |= 1 << c
-            seen &= peers[c]
-        member_masks.append(member)
-        seen_masks.append(seen)
+        shape = shapes.get(cells)
+        if shape is None:
+            if len(shapes) > 100_000:  # large boards: keep the table bounded
+                shapes.clear()
+            shape = shapes[cells] = _node_shape(g, cells)
+        member_masks.append(shape[0])
+        seen_masks.append(shape[1])
     member, seen = words(member_masks, g.n_cells), words(seen_masks, g.n_cells)
     digits = np.array([d for _, d in nodes], dtype=np.intp)
     found = []
@@ -181,11 +181,29 @@ def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
     for d in digits[np.sort(first)]:
         ids = np.flatnonzero(digits == d)
         m, s = member[ids], seen[ids]
-        apart = ~((m[:, None] & m[None]).any(axis=2))
-        inside = ~((m[:, None] & ~s[None]).any(axis=2))  # [x, y]: x's cells all see y's
-        a, b = np.nonzero(np.triu(apart & inside & inside.T, 1))
+        # [x, y]: x and y share a cell, or a cell of one does not see all of the other
+        bad = np.zeros((len(ids), len(ids)), dtype=np.uint64)
+        for w in range(m.shape[1]):  # word by word: a reduction over 2 words is slow
+            bad |= m[:, None, w] & (m[None, :, w] | ~s[None, :, w])
+            bad |= ~s[:, None, w] & m[None, :, w]
+        a, b = np.nonzero(np.triu(bad == 0, 1))
         found.append(np.stack([ids[a], ids[b]], axis=1))
     return np.concatenate(found) if found else _pair_array([])
+
+
+@per_geometry
+def _node_shapes(geometry) -> dict:
+    """cells -> (the cells, the cells seeing all of them) as int masks, once per node shape."""
+    return {}
+
+
+def _node_shape(geometry, cells: tuple[int, ...]) -> tuple[int, int]:
+    peers = _peer_masks(geometry)
+    member, seen = 0, (1 << geometry.n_cells) - 1
+    for c in cells:
+        member |= 1 << c
+        seen &= peers[c]
+    return member, seen
 
 
 def _conjugate_links(grid: Candidates, index, groups: bool) -> np.ndarray:
@@ -297,14 +315,19 @@ def _add_als(grid: Candidates, index) -> dict[tuple[int, int], tuple[tuple[int, 
     for s in als_graph(grid).sets:
         if len(s.cells) < 2 or len(s.cells) > MAX_ALS_CELLS:
             continue
-        ids = [
-            _node_index(index, (tuple(c for c in s.cells if h >> c & 1), d))
-            for d, h in s.holders.items()
-        ]
-        for i, a in enumerate(ids):
-            for b in ids[i + 1 :]:
-                links.setdefault((min(a, b), max(a, b)), (s.cells, s.digits))
+        ids = [_node_index(index, key) for key in _als_nodes(s)]
+        for a, b in combinations(ids, 2):
+            links.setdefault((a, b) if a < b else (b, a), (s.cells, s.digits))
     return links
+
+
+def _als_nodes(s) -> list[tuple[tuple[int, ...], int]]:
+    """An almost locked set's places for each of its digits, as node keys: kept on the set
+    (a unit's sets are remembered between states)."""
+    if s.nodes is None:
+        nodes = [(tuple(c for c in s.cells if h >> c & 1), d) for d, h in s.holders.items()]
+        object.__setattr__(s, "nodes", nodes)
+    return s.nodes
 
 
 # -- the search --------------------------------------------------------------------------

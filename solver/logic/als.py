@@ -56,6 +56,7 @@ class Als:
     # holders of d (`holder_words`) or the cells seeing them (`seen_words`), 0 if none
     holder_words: np.ndarray
     seen_words: np.ndarray
+    nodes: list | None = None  # its places per digit as chain nodes, once the chains ask
 
 
 def _bits_of(mask: int) -> list[int]:
