@@ -28,7 +28,8 @@ Two networks come out, both ONNX: the cell model (`--out`, every class from the 
 three channels) and beside it the hand model (`cells.hand.onnx`), which re-reads only
 which digit a hand wrote, from the normalised digit image; it learns from the written
 cells above and from MNIST's real hands, slanted, stretched, thinned and blurred
-(`mnist_digits`). `--hand-only` retrains just the hand model of an existing cell model.
+(`mnist_digits`), each batch turned, scaled, slanted and shifted afresh (`hand_augment`).
+`--hand-only` retrains just the hand model of an existing cell model.
 
 Honest measurement: photos are split into folds by puzzle (the same puzzle photographed
 twice never sits on both sides), and `--fold k` trains on the other folds only, so
@@ -432,9 +433,10 @@ def network():
 def hand_network():
     """The hand-written digit reader: the normalised 28 x 28 digit in, digits 1-9 out.
     About 3 M multiply-adds a cell, so re-reading a page's entries costs a few
-    milliseconds. On fold 1's held-out hand-filled photos it misreads 54 of 3,126 written
-    digits after 12 epochs, where a LeNet-sized one (1.6 M) misread 68 after 8 and 60
-    after 12, and one twice as wide (11 M) 53."""
+    milliseconds. On fold 1's held-out hand-filled photos it misread 54 of 3,126 written
+    digits after 12 epochs of `augment`, where a LeNet-sized one (1.6 M) misread 68 after 8
+    and 60 after 12, and one twice as wide (11 M) 53; more data, not more capacity, was
+    what it lacked, hence `hand_augment` and 24 epochs."""
     import torch.nn as nn
 
     def block(a, b):
@@ -522,8 +524,52 @@ def augment(x, rng_torch):
     return x
 
 
-def train(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, epochs: int, make=network):
-    """The network `make` builds, trained with AdamW on a one-cycle schedule."""
+def hand_augment(x, rng_torch):
+    """A hand's digit as another hand might write it, per example: turned up to 10 degrees,
+    scaled and stretched by up to a tenth, slanted, shifted by up to two pixels, the stroke
+    sometimes thickened or thinned, darkness scaled, then normalised again to its darkest
+    ink as `vision.cells.normalise` does. On the held-out written digits of folds 0 and 1
+    (24 epochs) it misread 63 of 5,176 where `augment`'s shifts alone misread 75 in 12
+    epochs and 70 with it in 12 (27 of those in one photo located wrongly then)."""
+    import torch
+    import torch.nn.functional as F
+
+    n = x.shape[0]
+
+    def uniform():
+        return torch.rand(n, generator=rng_torch) * 2 - 1
+
+    angle = uniform() * np.pi / 18
+    scale = 1 + uniform() * 0.1
+    scale_x = scale * (1 + uniform() * 0.05)
+    shear = uniform() * 0.2
+    theta = torch.zeros(n, 2, 3)
+    theta[:, 0, 0] = torch.cos(angle) / scale_x
+    theta[:, 0, 1] = (shear - torch.sin(angle)) / scale_x
+    theta[:, 1, 0] = torch.sin(angle) / scale
+    theta[:, 1, 1] = torch.cos(angle) / scale
+    theta[:, :, 2] = torch.stack([uniform(), uniform()], dim=1) / 7  # two pixels of 28
+    grid = F.affine_grid(theta, list(x.shape), align_corners=False)
+    x = F.grid_sample(x, grid, align_corners=False, padding_mode="zeros")
+    stroke = torch.randint(0, 4, (n, 1, 1, 1), generator=rng_torch)
+    thick = F.max_pool2d(x, 3, 1, 1)
+    thin = F.pad(-F.max_pool2d(-x, 2, 1, 0), (0, 1, 0, 1))
+    x = torch.where(stroke == 1, (thick + x) / 2, torch.where(stroke == 2, (thin + x) / 2, x))
+    x = (x * (0.6 + 0.6 * torch.rand((n, 1, 1, 1), generator=rng_torch))).clamp(0, 1)
+    return x / x.amax(dim=(2, 3), keepdim=True).clamp_min(1e-3)
+
+
+def train(
+    x: np.ndarray,
+    y: np.ndarray,
+    w: np.ndarray,
+    seed: int,
+    epochs: int,
+    make=network,
+    augmented=augment,
+):
+    """The network `make` builds, trained with AdamW on a one-cycle schedule, each batch
+    `augmented`."""
     import torch
 
     torch.manual_seed(seed)
@@ -541,7 +587,7 @@ def train(x: np.ndarray, y: np.ndarray, w: np.ndarray, seed: int, epochs: int, m
         total = 0.0
         for start in range(0, len(order), 256):
             idx = order[start : start + 256]
-            xb = augment(xt[idx].float(), gen)
+            xb = augmented(xt[idx].float(), gen)
             loss = (loss_fn(model(xb), yt[idx]) * wt[idx]).mean()
             opt.zero_grad()
             loss.backward()
@@ -658,7 +704,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("--variants", type=int, default=1, help="synthetic copies per photo")
-    parser.add_argument("--hand-epochs", type=int, default=12)
+    parser.add_argument("--hand-epochs", type=int, default=24)
     parser.add_argument(
         "--hand-only",
         action="store_true",
@@ -702,7 +748,13 @@ def main(argv: list[str] | None = None) -> None:
         hx, hy = hand_examples(x, y, hand, rng)
         print(f"{len(hx)} hand-written digits: {np.bincount(hy).tolist()}", file=sys.stderr)
         hand_model = train(
-            hx, hy, np.ones(len(hy), np.float32), args.seed, args.hand_epochs, hand_network
+            hx,
+            hy,
+            np.ones(len(hy), np.float32),
+            args.seed,
+            args.hand_epochs,
+            hand_network,
+            hand_augment,
         )
         export(hand_model, hand_model_path(args.out), (1, 1, 28, 28))
     if args.fold is not None:  # the held-out photos' real cells, as a quick check
