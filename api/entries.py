@@ -145,22 +145,47 @@ def find_mistakes(entries: np.ndarray, solution: np.ndarray) -> tuple[Mistake, .
     return tuple(Mistake(int(i), int(entries[i]), int(solution[i])) for i in wrong)
 
 
-def unclear_entries(marks: HandMarks, solution: np.ndarray, doubt: float = 0.05) -> tuple[int, ...]:
-    """The entries read as another digit than the right one, where the reading itself gives
-    the right digit at least `doubt` of the read digit's probability.
+# An entry read as the right digit is called right only when no other digit keeps this much
+# of the read digit's probability (`unclear_entries`). Over the four folds' held-out
+# readings of bench/handwriting.py (8,389 right entries, each also taken as a wrong one
+# against every other digit), a wrong entry read as the right digit was called right 57
+# times in 67,112 with no such doubt, 8 with 0.1 (2.7% of right entries then unclear),
+# 6 with 0.05 (4.7%), 19 with 0.2 (1.4%).
+RIGHT_DOUBT = 0.1
 
-    Calling such an entry wrong would often be the reader's mistake, not the user's: on
+
+def doubted_right(digits: np.ndarray, read: int) -> bool:
+    """Whether a reading of a hand's digit, (9,) probabilities of 1-9, read as `read`,
+    gives another digit at least `RIGHT_DOUBT` of the read one's probability.
+
+    >>> doubted_right(np.array([0.85, 0.1, 0, 0, 0, 0, 0.05, 0, 0]), 1)  # a 2 at 12%
+    True
+    """
+    others = np.delete(np.asarray(digits), read - 1)
+    return bool(others.max() >= RIGHT_DOUBT * digits[read - 1])
+
+
+def unclear_entries(marks: HandMarks, solution: np.ndarray, doubt: float = 0.05) -> tuple[int, ...]:
+    """The entries whose reading cannot say whether they are right: read as another digit
+    than the right one while giving the right digit at least `doubt` of the read digit's
+    probability, or read as the right digit while another keeps `RIGHT_DOUBT` of it.
+
+    Calling the first kind wrong would often be the reader's mistake, not the user's: on
     fold 0's held-out hand-filled photos every right entry the hand model misread (20 of
     2,214) gave the right digit at least 0.05 of its first choice, while a wrong entry
-    (simulated: each real entry against each other digit) did so 1.65% of the time. So
-    these are neither right nor wrong: they are named for the user to look at. The
-    threshold was chosen on those fold-0 photos.
+    (simulated: each real entry against each other digit) did so 1.65% of the time (the
+    threshold was chosen on those fold-0 photos). Calling the second kind right would
+    sometimes pass a wrong entry that the reader took for the right digit, the one error
+    a user checking their grid cannot catch. So these are neither right nor wrong: they
+    are named for the user to look at.
 
-    >>> solution = np.arange(81) % 9 + 1
-    >>> digits = np.full((81, 9), 0.001); digits[3, 4] = 0.8; digits[3, 3] = 0.19
-    >>> marks = HandMarks(np.where(np.arange(81) == 3, 5, 0), "." * 81, (), digits)
-    >>> unclear_entries(marks, solution)       # read 5, the right 4 nearly as likely
-    (3,)
+    >>> solution = np.arange(81) % 9 + 1              # row 1 holds 1 to 9
+    >>> entries = np.zeros(81, int); entries[[3, 5]] = 5, 6
+    >>> digits = np.full((81, 9), 0.001)
+    >>> digits[3, 4], digits[3, 3] = 0.8, 0.19   # r1c4 read 5, the right 4 nearly as likely
+    >>> digits[5, 5], digits[5, 0] = 0.85, 0.12  # r1c6 read 6, right, but a 1 at 14% of it
+    >>> unclear_entries(HandMarks(entries, "." * 81, (), digits), solution)
+    (3, 5)
     """
     if marks.digits is None:
         return ()
@@ -168,7 +193,9 @@ def unclear_entries(marks: HandMarks, solution: np.ndarray, doubt: float = 0.05)
     cells = np.flatnonzero((marks.entries > 0) & (marks.entries != solution))
     read = marks.digits[cells, marks.entries[cells] - 1]
     right = marks.digits[cells, solution[cells] - 1]
-    return tuple(int(c) for c in cells[right >= doubt * read])
+    read_right = np.flatnonzero((marks.entries > 0) & (marks.entries == solution))
+    doubted = [c for c in read_right if doubted_right(marks.digits[c], int(marks.entries[c]))]
+    return tuple(sorted(int(c) for c in [*cells[right >= doubt * read], *doubted]))
 
 
 def clear_marks(

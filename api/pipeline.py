@@ -379,8 +379,8 @@ def judge(
         entries = np.zeros(81, np.int8) if result.marks is None else result.marks.entries
         result.mistakes = find_mistakes(entries, solution)
         if result.marks is not None:
-            unclear = set(unclear_entries(result.marks, solution))
-            result.unclear = tuple(m for m in result.mistakes if m.cell in unclear)
+            unclear = unclear_entries(result.marks, solution)
+            result.unclear = tuple(Mistake(c, int(entries[c]), int(solution[c])) for c in unclear)
             result.mistakes = tuple(m for m in result.mistakes if m.cell not in unclear)
         if mode == "hint":
             t = time.perf_counter()

@@ -38,6 +38,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from api import train_cells as tc  # noqa: E402
+from api.entries import doubted_right  # noqa: E402
 from api.pipeline import solve_photo  # noqa: E402
 from api.threads import limit_threads  # noqa: E402
 from vision.kinds import MODEL  # noqa: E402
@@ -150,7 +151,8 @@ def score(sets: dict[str, list[tc.LabelledPhoto]], folds: int, plain: bool = Fal
 def simulate_wrong_entries(stats: Counter, result, entries: np.ndarray, truth: np.ndarray) -> None:
     """Each real right entry read as an entry, as if the solution were each other digit in
     turn: the photos hold no wrong entries, so this is how often one would be called right
-    (read as exactly that other digit), or unclear, from real hand-writing."""
+    (read as exactly that other digit, and no other digit doubted: `doubted_right`), or
+    unclear (`unclear_entries`' two rules), from real hand-writing."""
     marks = result.marks
     if marks is None or marks.digits is None:
         return
@@ -161,7 +163,10 @@ def simulate_wrong_entries(stats: Counter, result, entries: np.ndarray, truth: n
                 continue
             stats["sim_wrong"] += 1
             if read == other:
-                stats["sim_wrong_right"] += 1
+                if doubted_right(marks.digits[cell], read):
+                    stats["sim_wrong_unclear"] += 1
+                else:
+                    stats["sim_wrong_right"] += 1
             elif marks.digits[cell, other - 1] >= 0.05 * marks.digits[cell, read - 1]:
                 stats["sim_wrong_unclear"] += 1
 

@@ -147,6 +147,26 @@ def test_an_entry_the_reading_cannot_tell_from_the_right_digit_is_unclear_not_wr
     assert check.unclear[0].right is None  # check mode reveals no answer
 
 
+def test_an_entry_read_as_the_right_digit_with_another_in_doubt_is_unclear_not_right(puzzle):
+    """A wrong entry the reader takes for the right digit is the one error a user checking
+    their grid cannot catch: an entry read as the right digit while another digit keeps a
+    fair share of the reading is named unclear, not passed as right."""
+    givens, solution = puzzle
+    written, empty = entries_of(puzzle, 3, 0)
+    printed_givens, printed, kinds = crafted(givens, written)
+    doubtful = int(empty[2])
+    kinds[doubtful, 9 + solution[doubtful] % 9 + 1] = 0.2 * SURE  # another digit at 20%
+    kinds[doubtful] /= kinds[doubtful].sum()
+    result = judge(printed_givens, printed, kinds=kinds)
+    assert result.mistakes == () and [m.cell for m in result.unclear] == [doubtful]
+    assert result.unclear[0].written == solution[doubtful]
+    assert "1 unclear" in result.message and "are right" not in result.message
+    sure = read(givens, written)
+    assert sure.unclear == () and "all 3 entries are right" in sure.message
+    check = judge(printed_givens, printed, kinds=kinds, mode="check").to_model()
+    assert check.unclear[0].right is None  # check mode reveals no answer
+
+
 def test_a_missed_given_is_settled_by_what_is_clearly_on_paper():
     """The print as read lacks a given, so it allows several solutions; the cell holds a
     clear digit (a blob, the print reader sure of it, the cell model taking it for a hand's):

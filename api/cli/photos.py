@@ -179,8 +179,8 @@ def _print_marks(out, record: dict) -> None:
         out.print(f"[red]wrong:[/] {m['cell']}: you wrote {m['written']}{right}", highlight=False)
     for m in record.get("unclear") or ():
         out.print(
-            f"[yellow]unclear:[/] {m['cell']}: read as {m['written']}, but it may be the right"
-            " digit: look at it yourself",
+            f"[yellow]unclear:[/] {m['cell']}: read as {m['written']}, but the reading is unsure:"
+            " look at it yourself",
             highlight=False,
         )
     hint = record.get("hint")

@@ -100,7 +100,7 @@ function draw() {
     cell.title = wrong.has(i)
       ? `your ${entry} is wrong${should}`
       : entry && state.unclear.has(i)
-        ? `read as ${entry}, but it may be the right digit: look for yourself`
+        ? `read as ${entry}, but the reading is unsure: look for yourself`
         : state.corrected.get(i) || (state.low[i] && origin === "photo" ? "unsure reading" : "");
   }
 }
