@@ -135,7 +135,10 @@ def build_graph(
     nodes = list(index)
     weak.append(_seeing_pairs(grid, nodes))
     if conjugates:
-        conjugate = _conjugate_links(grid, index, groups)
+        if groups:
+            conjugate = _conjugate_links(grid, index)
+        else:
+            conjugate = _conjugate_pairs(grid, cell_of, digit_of)
         strong.append(conjugate)
         weak.append(conjugate)
     strong_found, weak_found = np.concatenate(strong), np.concatenate(weak)
@@ -206,30 +209,35 @@ def _node_shape(geometry, cells: tuple[int, ...]) -> tuple[int, int]:
     return member, seen
 
 
-def _conjugate_links(grid: Candidates, index, groups: bool) -> np.ndarray:
-    """Strong (and weak) links of a unit's only two places for a digit, unit by unit;
-    with groups, each split of the places into two nodes."""
+def _conjugate_pairs(grid: Candidates, cell_of: np.ndarray, digit_of: np.ndarray) -> np.ndarray:
+    """Strong (and weak) links of a unit's only two places for a digit, unit by unit, then
+    digit by digit, between single-cell nodes (numbered cell by cell, as `build_graph`)."""
+    node = np.full(grid.marks.shape, -1, dtype=np.intp)
+    node[cell_of, digit_of] = np.arange(len(cell_of))
+    cells = grid.layout.unit_cells
+    places_of = grid.marks[cells]  # [unit, position, digit]
+    u, d = np.nonzero(places_of.sum(axis=1) == 2)
+    rows, at = np.nonzero(places_of[u, :, d])  # two places a row, in the unit's order
+    ends = node[cells[u[rows], at], d[rows]].reshape(-1, 2)
+    ends = ends[(ends >= 0).all(axis=1) & (ends[:, 0] != ends[:, 1])]
+    return np.sort(ends, axis=1)
+
+
+def _conjugate_links(grid: Candidates, index) -> np.ndarray:
+    """Strong (and weak) links of the grouped graph: each split of a unit's places for a
+    digit into two nodes (cells or groups), unit by unit."""
     g = grid.geometry
-    marks = grid.marks
     found = []
-    places_of = marks[grid.layout.unit_cells]  # [unit, position, digit]
+    places_of = grid.marks[grid.layout.unit_cells]  # [unit, position, digit]
     counts = places_of.sum(axis=1)
     for u, d in zip(*np.nonzero(counts >= 2), strict=True):
-        if not groups and counts[u, d] != 2:
-            continue
         unit = g.units[u]
         places = tuple(unit[p] for p in np.flatnonzero(places_of[u, :, d]).tolist())
-        parts = _splits(grid, int(u), places) if groups else _pairs(places)
-        for x, y in parts:
+        for x, y in _splits(grid, int(u), places):
             a, b = index.get((x, int(d) + 1)), index.get((y, int(d) + 1))
             if a is not None and b is not None and a != b:
                 found.append((min(a, b), max(a, b)))
     return _pair_array(found)
-
-
-def _pairs(places):
-    if len(places) == 2:
-        yield (places[0],), (places[1],)
 
 
 def _share(grid: Candidates, cells, kinds) -> bool:
@@ -370,11 +378,17 @@ def _literal_edges(graph: Graph) -> tuple[np.ndarray, np.ndarray]:
     """Every literal edge once (source, target): a strong link takes "a false" to "b true",
     a weak one "a true" to "b false", both ways."""
     n = len(graph.nodes)
-    strong = np.unique(graph.strong_found, axis=0)
-    weak = np.unique(graph.weak_found, axis=0)
-    src = np.concatenate([n + strong[:, 0], n + strong[:, 1], weak[:, 0], weak[:, 1]])
-    dst = np.concatenate([strong[:, 1], strong[:, 0], n + weak[:, 1], n + weak[:, 0]])
+    sa, sb = _distinct(graph.strong_found, n)
+    wa, wb = _distinct(graph.weak_found, n)
+    src = np.concatenate([n + sa, n + sb, wa, wb])
+    dst = np.concatenate([sb, sa, n + wb, n + wa])
     return src.astype(np.intp), dst.astype(np.intp)
+
+
+def _distinct(pairs: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct pairs (a < b < n), as two arrays (one number a pair: a quick sort)."""
+    keys = np.unique(pairs[:, 0] * n + pairs[:, 1])
+    return keys // max(n, 1), keys % max(n, 1)
 
 
 def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
@@ -388,7 +402,8 @@ def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
         return Reach(graph, np.zeros((m, m), dtype=np.uint8))
     order = np.argsort(start, kind="stable")
     src, dst = end[order], start[order]
-    targets, first = np.unique(dst, return_index=True)
+    first = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])  # each row's first edge
+    targets = dst[first]
     # frontier[s] = set of literals t whose walks of the current length from s end at t,
     # as bits packed into 64-bit words
     width = -(-m // 64)
