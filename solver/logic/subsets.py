@@ -72,15 +72,13 @@ def hidden_subsets(grid: Candidates, k: int) -> Iterator[Step]:
     """k digits of a unit confined to the same k cells."""
     masks = digit_masks(grid)
     size = grid.geometry.size
+    # [unit, digit]: the unit's places for the digit as bits of positions in the unit
+    weights = 1 << np.arange(size, dtype=np.int64)
+    where_of = np.einsum("upd,p->ud", grid.marks[grid.layout.unit_cells], weights).tolist()
     for u, unit in enumerate(grid.geometry.units):
-        places = {}
-        for d in range(size):
-            where = 0
-            for i, c in enumerate(unit):
-                if masks[c] >> d & 1:
-                    where |= 1 << i
-            if 2 <= where.bit_count() <= k:
-                places[d + 1] = where
+        places = {
+            d + 1: where for d, where in enumerate(where_of[u]) if 2 <= where.bit_count() <= k
+        }
         if len(places) < k:
             continue
         for digits in combinations(places, k):
