@@ -302,11 +302,12 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     dark = cv2.max(cv2.max(b, g), r)
     level = ink_threshold(dark)
     ink = ((dark >= level) * 255).astype(np.uint8)
+    # the long strokes of this very mask: what `without_lines` would take out of it again
     lines = cv2.dilate(np.bitwise_or(*line_masks(ink)), np.ones((3, 3), np.uint8))
     size = cells.images.shape[1]
     inner = interiors(cells.boxes)
     for i, image, strength, box in find_digits(
-        dark, without_lines(ink, lines), lines, inner, level, ~cells.ink, size, OFF_CENTRE
+        dark, ink & ~lines, lines, inner, level, ~cells.ink, size, OFF_CENTRE
     ):
         pen.images[i], pen.contrast[i], pen.ink_boxes[i], pen.ink[i] = image, strength, box, True
     return replace(cells, marked=cells.ink | pen.ink, pen=pen)
