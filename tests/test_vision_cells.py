@@ -218,7 +218,7 @@ def test_an_entry_written_to_one_side_of_its_cell_is_found_in_colour():
     """Print sits in the middle of its cell, so the grey cut keeps only ink near the centre;
     a hand often writes its entry to one side. The colour look, which finds the entries,
     reaches further out: a blue 7 in the right half of its cell is found there, and no
-    cell the grey cut left empty gains a digit by it."""
+    other cell gains a digit by it."""
     from vision.cells import CENTRAL, OFF_CENTRE, digit_blobs, with_coloured_ink
 
     grid = cv2.cvtColor(printed_grid(some_digits(3)), cv2.COLOR_GRAY2BGR)

@@ -393,8 +393,9 @@ def digit_blobs(
     One connected-components pass over the ink of all cell interiors (separated by the
     cleared line bands). A component belongs to the cell holding it; it is kept when it is
     not a speck, lies near the cell centre (within `reach` of the cell's width and height),
-    and is not a line remnant (touching the interior border while long and thin). A cell is empty when what it keeps is too small to be a
-    printed digit, or fills the cell like a blot.
+    and is not a line remnant (touching the interior border while long and thin). A cell
+    is empty when what it keeps is too small to be a printed digit, or fills the cell like
+    a blot.
     """
     inside = np.zeros_like(ink)
     owner = np.full(ink.shape, -1, np.int16)
