@@ -190,13 +190,15 @@ def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
         members = g.having(d)
         if len(members) < 2:
             continue
-        holders = g.holder_words[members, d]
-        outside = ~g.seen_words[members, d]
-        masks = g.holder_words[members, 0]
+        places = _places(g, d)
+        holders = _on_places(g.holder_words[members, d], places)
+        outside = ~_on_places(g.seen_words[members, d], places)
+        masks = _on_places(g.holder_words[members, 0], places)
         # [a, b]: b's holders all see a's (so none lies in both sets): the sets may share
         # other cells
-        clash = np.zeros((len(members), len(members)), np.uint64)
-        for w in range(holders.shape[1]):  # word by word: a reduction over 2 words is slow
+        clash = holders[None, :, 0] & outside[:, None, 0]
+        clash |= holders[:, None, 0] & masks[None, :, 0]
+        for w in range(1, holders.shape[1]):  # word by word: a reduction is slow
             clash |= holders[None, :, w] & outside[:, None, w]
             clash |= holders[:, None, w] & masks[None, :, w]
         joined = np.triu(clash == 0, 1)
@@ -206,6 +208,22 @@ def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
         for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
             links[ids[a]].append((ids[b], d))
     return links
+
+
+def _places(g: AlsGraph, d: int) -> np.ndarray:
+    """The cells still holding digit d, ascending."""
+    return np.array(_bits_of(g.holding[d - 1]), dtype=np.intp)
+
+
+def _on_places(rows: np.ndarray, places: np.ndarray) -> np.ndarray:
+    """Rows of 64-bit cell words cut down to the bits of `places` (packed to the front).
+    A digit's tests look only at the cells holding it: mostly fewer than 64, so one word
+    a set instead of two, and fewer, smaller temporaries for the pair tests."""
+    cells = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")[:, places]
+    width = max(1, -(-len(places) // 64))
+    kept = np.zeros((len(rows), 64 * width), dtype=np.uint8)
+    kept[:, : len(places)] = cells
+    return np.packbits(kept, axis=1, bitorder="little").view(np.uint64)
 
 
 def _digit_cells(grid: Candidates) -> list[int]:
@@ -437,12 +455,13 @@ def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
         members = g.having(d)
         if len(members) < 2:
             continue
-        seen = g.seen_words[members, d]
-        holding = seen & _words([g.holding[d - 1]], grid.geometry.n_cells)[0]
-        common = np.zeros((len(members), len(members)), np.uint64)
-        for w in range(seen.shape[1]):  # word by word: a reduction over 2 words is slow
-            common |= holding[:, None, w] & seen[None, :, w]
-        useful[np.ix_(members, members)] |= (common != 0).astype(np.int64) << (d - 1)
+        # the cells holding d that see all of a set's places of it, on those cells only
+        seen = _on_places(g.seen_words[members, d], _places(g, d))
+        common = seen[:, None, 0] & seen[None, :, 0]
+        for w in range(1, seen.shape[1]):  # word by word: a reduction is slow
+            common |= seen[:, None, w] & seen[None, :, w]
+        a, b = np.nonzero(common)  # sparse: cheaper than writing the whole block
+        useful[members[a], members[b]] |= 1 << (d - 1)
     g.useful = useful
     return useful
 
