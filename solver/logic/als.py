@@ -180,14 +180,10 @@ def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
     """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
     order they first occur among the sets, then j ascending. For each digit, every pair
     is tested at once on 64-bit words of cell masks."""
-    sets = g.sets
-    links: list[list[tuple[int, int]]] = [[] for _ in sets]
-    first = {}
-    for i, s in enumerate(sets):
-        for d in bits(s.digits):
-            first.setdefault(d, i)
-    for d in first:
-        members = g.having(d)
+    links: list[list[tuple[int, int]]] = [[] for _ in g.sets]
+    having = g.holder_words[:, 1:].any(axis=2)  # [set, digit - 1]
+    for d in _digits_by_first_set(having):
+        members = np.flatnonzero(having[:, d - 1])
         if len(members) < 2:
             continue
         places = _places(g, d)
@@ -201,13 +197,30 @@ def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
         for w in range(1, holders.shape[1]):  # word by word: a reduction is slow
             clash |= holders[None, :, w] & outside[:, None, w]
             clash |= holders[:, None, w] & masks[None, :, w]
-        joined = np.triu(clash == 0, 1)
-        joined |= joined.T
-        rows, cols = np.nonzero(joined)
-        ids = members.tolist()
-        for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
-            links[ids[a]].append((ids[b], d))
+        for a, b in _both_ways(np.triu(clash == 0, 1), members):
+            links[a].append((b, d))
     return links
+
+
+def _digits_by_first_set(having: np.ndarray) -> list[int]:
+    """The digits held by some set, in the order they first occur going through the sets
+    (a set's own digits ascending): the order of the restricted commons' links."""
+    held = np.flatnonzero(having.any(axis=0))
+    if not len(held):
+        return []
+    first = having[:, held].argmax(axis=0)
+    return [int(d) + 1 for d in held[np.lexsort((held, first))]]
+
+
+def _both_ways(upper: np.ndarray, members: np.ndarray):
+    """The (a, b) set pairs of a symmetric relation given by its upper triangle, in
+    row-major order of the whole matrix (sorting the found pairs, not filling the
+    lower triangle and scanning the matrix again)."""
+    m = len(members)
+    r, c = np.nonzero(upper)
+    keys = np.concatenate([r * m + c, c * m + r])
+    keys.sort()
+    return zip(members[keys // m].tolist(), members[keys % m].tolist(), strict=True)
 
 
 def _places(g: AlsGraph, d: int) -> np.ndarray:
