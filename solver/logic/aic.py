@@ -42,6 +42,7 @@ from itertools import chain, combinations
 import numpy as np
 
 from solver.logic.candidates import Candidates, per_geometry
+from solver.logic.reach_kernel import search_levels
 from solver.logic.step import Step, cell_list, elimination_text
 
 MAX_LINKS = 20
@@ -410,25 +411,12 @@ def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
     frontier = np.zeros((m, width), dtype=np.uint64)
     every = np.arange(m)
     frontier[every, every // 64] = np.left_shift(1, every % 64).astype(np.uint64)
-    seen = np.zeros_like(frontier)
     # the levels written as binary numbers, one packed bit plane per binary digit: each
     # pair is first reached at one level only, so a pair's bits across the planes spell
     # its level (unpacking a few planes at the end is far cheaper than writing every
     # level's new pairs into the matrix)
-    planes = [np.zeros_like(frontier) for _ in range(max_links.bit_length())]
-    deepest = 0
-    for level in range(1, max_links + 1):
-        nxt = np.zeros_like(frontier)
-        nxt[targets] = np.bitwise_or.reduceat(frontier[src], first, axis=0)
-        new = nxt & ~seen
-        if not new.any():
-            break
-        deepest = level
-        seen |= new
-        for b, plane in enumerate(planes):
-            if level >> b & 1:
-                plane |= new
-        frontier = nxt
+    planes = np.zeros((max_links.bit_length(), m, width), dtype=np.uint64)
+    deepest = search_levels(frontier, src, first, targets, planes, max_links)
     return Reach(graph, _levels(planes[: max(1, deepest.bit_length())], m))
 
 
