@@ -345,8 +345,30 @@ def _als_nodes(s) -> list[tuple[tuple[int, ...], int]]:
 @dataclass
 class Reach:
     graph: Graph
-    dist: np.ndarray  # dist[start literal, target literal]: links of the shortest walk, 0 none
+    # [bit, start literal, 64-bit word of target literals]: each pair's level (the links
+    # of its shortest walk, 0 none) written in binary, one bit plane per binary digit
+    planes: np.ndarray
     found: dict = field(default_factory=dict)  # kinds -> `conclusions`, once asked for
+
+    @cached_property
+    def dist(self) -> np.ndarray:
+        """dist[start literal, target literal]: the levels as one matrix, unpacked only
+        where a finder reads more than the chain ends (loops, kraken fish)."""
+        return _levels(self.planes, 2 * len(self.graph.nodes))
+
+    @cached_property
+    def false_to_true(self) -> np.ndarray:
+        """dist[n:, :n] ([s false, t true]: not s => t), the quarter of the matrix a
+        chain's ends are read from, unpacked alone (a quarter of the work)."""
+        n = len(self.graph.nodes)
+        return _levels(self.planes[:, n:], n)
+
+    def levels_at(self, starts: np.ndarray, targets: np.ndarray) -> np.ndarray:
+        """dist[starts, targets], read off the bit planes pair by pair."""
+        words = self.planes[:, starts, targets // 64]
+        bits = (words >> (targets % 64).astype(np.uint64)) & np.uint64(1)
+        weights = np.left_shift(1, np.arange(len(self.planes)))[:, None]
+        return (bits.astype(np.int64) * weights).sum(axis=0)
 
     @cached_property
     def links_out(self) -> tuple[list[int], list[int]]:
@@ -400,7 +422,7 @@ def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
     m = 2 * len(graph.nodes)
     start, end = _literal_edges(graph)
     if m == 0 or start.size == 0:
-        return Reach(graph, np.zeros((m, m), dtype=np.uint8))
+        return Reach(graph, np.zeros((1, m, -(-m // 64)), dtype=np.uint64))
     order = np.argsort(start, kind="stable")
     src, dst = end[order], start[order]
     first = np.flatnonzero(np.r_[True, dst[1:] != dst[:-1]])  # each row's first edge
@@ -417,14 +439,15 @@ def reach(graph: Graph, max_links: int = MAX_LINKS) -> Reach:
     # level's new pairs into the matrix)
     planes = np.zeros((max_links.bit_length(), m, width), dtype=np.uint64)
     deepest = search_levels(frontier, src, first, targets, planes, max_links)
-    return Reach(graph, _levels(planes[: max(1, deepest.bit_length())], m))
+    return Reach(graph, planes[: max(1, deepest.bit_length())])
 
 
-def _levels(planes: list[np.ndarray], m: int) -> np.ndarray:
-    """The (m, m) matrix of levels spelled by the bit planes (in place, few temporaries)."""
-    dist = np.unpackbits(planes[0].view(np.uint8), axis=1, count=m, bitorder="little")
+def _levels(planes: np.ndarray, count: int) -> np.ndarray:
+    """The matrix of levels spelled by the bit planes' rows, for the first `count` target
+    literals (in place, few temporaries)."""
+    dist = np.unpackbits(planes[0].view(np.uint8), axis=1, count=count, bitorder="little")
     for b, plane in enumerate(planes[1:], 1):
-        bit = np.unpackbits(plane.view(np.uint8), axis=1, count=m, bitorder="little")
+        bit = np.unpackbits(plane.view(np.uint8), axis=1, count=count, bitorder="little")
         dist |= np.left_shift(bit, b, out=bit)
     return dist
 
@@ -498,7 +521,7 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
         return
     found = []
     if "ends" in kinds:
-        sub = r.dist[n:, :n]  # [false start s, true target t]: not s => t
+        sub = r.false_to_true  # [false start s, true target t]: not s => t
         s_idx, t_idx = np.nonzero(sub)
         digits = np.array([d for _, d in nodes])
         same = (digits[s_idx] == digits[t_idx]) & (s_idx != t_idx)
@@ -506,14 +529,17 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
         other = digits[s_idx] != digits[t_idx]
         found.extend(_two_digit_ends(grid, r, s_idx[other], t_idx[other]))
     if "loop" in kinds:
+        every = np.arange(n)
+        to_false = r.levels_at(every, n + every).tolist()  # s => not s
+        to_true = r.levels_at(n + every, every).tolist()  # not s => s
         for i, (cells, d) in enumerate(nodes):
-            if r.dist[i, n + i]:  # s => not s
+            if to_false[i]:
                 gone = tuple((c, d) for c in cells)
-                found.append((int(r.dist[i, n + i]), i, n + i, (), gone, "false"))
-            if len(cells) == 1 and r.dist[n + i, i]:  # not s => s: the cell holds d
+                found.append((to_false[i], i, n + i, (), gone, "false"))
+            if len(cells) == 1 and to_true[i]:  # the cell holds d
                 gone = tuple((cells[0], e) for e in grid.digits_of(cells[0]) if e != d)
                 if gone:
-                    found.append((int(r.dist[n + i, i]), n + i, i, (), gone, "true"))
+                    found.append((to_true[i], n + i, i, (), gone, "true"))
     if "cycle" in kinds:
         found.extend(_continuous_loops(grid, r))
     # one strong link (or a three-link loop) is a locked candidate or a subset, found
@@ -554,7 +580,7 @@ def _end_eliminations(grid: Candidates, r: Reach, a: np.ndarray, b: np.ndarray) 
         d = nodes[a[k]][1]
         cells = np.flatnonzero(np.unpackbits(both[k].view(np.uint8), bitorder="little"))
         gone = tuple((int(c), d) for c in cells)
-        found.append((int(r.dist[n + a[k], b[k]]), n + a[k], b[k], (), gone, "ends"))
+        found.append((int(r.false_to_true[a[k], b[k]]), n + a[k], b[k], (), gone, "ends"))
     return found
 
 
@@ -581,7 +607,7 @@ def _two_digit_ends(grid: Candidates, r: Reach, s_idx: np.ndarray, t_idx: np.nda
             gone = tuple((a, e) for e in grid.digits_of(a) if e not in (dx, dy))
         else:
             gone = tuple(p for p in ((a, dy), (b, dx)) if marks[p[0], p[1] - 1])
-        found.append((int(r.dist[n + s, t]), n + s, t, (), gone, "ends2"))
+        found.append((int(r.false_to_true[s, t]), n + s, t, (), gone, "ends2"))
     return found
 
 
