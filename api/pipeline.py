@@ -82,7 +82,7 @@ class PhotoResult:
     mode: str = "solve"
     marks: HandMarks | None = None
     mistakes: tuple[Mistake, ...] = ()
-    # entries read as a wrong digit that the reading cannot tell from the right one
+    # entries whose reading cannot say whether they are right (`unclear_entries`)
     unclear: tuple[Mistake, ...] = ()
     hint: object | None = None  # a solver.logic Step (hint mode)
     # several solutions: (cell, digits) where one added digit makes the puzzle unique

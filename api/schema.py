@@ -143,8 +143,9 @@ class PhotoResultModel(BaseModel):
     )
     unclear: list[MistakeModel] = Field(
         default_factory=list,
-        description="entries read as a wrong digit where the reading cannot tell them from"
-        " the right one: neither called right nor wrong, for the user to look at",
+        description="entries whose reading cannot say whether they are right (read as a"
+        " wrong digit with the right one nearly as likely, or as the right digit with another"
+        " in doubt): neither called right nor wrong, for the user to look at",
     )
     complete: bool | None = Field(
         None, description="every cell holds a printed digit or an entry (a finished grid)"
