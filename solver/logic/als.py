@@ -264,6 +264,7 @@ def _describe(grid: Candidates, s: Als) -> str:
 def als_xz(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
     useful = _useful_ends(grid, g)
+    alone = _lone_ends(grid, g)
     for i, a in enumerate(g.sets):
         by_other: dict[int, list[int]] = {}
         for j, d in g.links[i]:
@@ -273,6 +274,11 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
             b = g.sets[j]
             if len(xs) == 1 and not useful[i, j] & a.digits & b.digits & ~(1 << (xs[0] - 1)):
                 continue  # singly linked, and no cell sees all of a shared digit
+            joins = sum(1 << (x - 1) for x in xs)
+            if len(xs) > 1 and not (
+                useful[i, j] & a.digits & b.digits or (alone[i] | alone[j]) & ~joins
+            ):
+                continue  # doubly linked, and no cell sees all of a digit of one or both
             gone: set[tuple[int, int]] = set()
             for z in bits(a.digits & b.digits):
                 if z not in xs or len(xs) > 1:
@@ -477,6 +483,16 @@ def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
         useful[members[a], members[b]] |= 1 << (d - 1)
     g.useful = useful
     return useful
+
+
+def _lone_ends(grid: Candidates, g: AlsGraph) -> list[int]:
+    """For each set, the digits z (as bits) with a cell outside it holding z and seeing
+    every z of it: what a doubly linked ALS-XZ could take from that set alone, so that
+    the pairs that can take nothing are passed over without their targets listed."""
+    size = grid.geometry.size
+    holding = _words(g.holding, grid.geometry.n_cells)  # [digit - 1, word]
+    hit = (g.seen_words[:, 1:] & holding[None]).any(axis=2)  # [set, digit - 1]
+    return (hit.astype(np.int64) << np.arange(size, dtype=np.int64)).sum(axis=1).tolist()
 
 
 def _chain_step(grid, chain, joins, zs, gone) -> Step:
