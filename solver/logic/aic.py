@@ -42,6 +42,7 @@ from itertools import chain, combinations
 import numpy as np
 
 from solver.logic.candidates import Candidates, per_geometry
+from solver.logic.memo import Memo
 from solver.logic.reach_kernel import search_levels
 from solver.logic.step import Step, cell_list, elimination_text
 
@@ -703,24 +704,14 @@ def _sentence(grid, r, path, start, target, what) -> str:
     return f"{text} {legend}; supposing {s} false leads to it being true, so it is true"
 
 
-_RECENT: dict[tuple, Reach] = {}
+_REACHES = Memo(limit=8)
 
 
 def _reach_of(grid: Candidates, **options) -> Reach:
     """The search for `grid` with graph `options`, kept for the state's other finders (AIC
     and nice loops share one graph): keyed by the pencil marks themselves."""
-    key = (
-        grid.marks.tobytes(),
-        grid.geometry.name,
-        id(grid.geometry),
-        tuple(sorted(options.items())),
-    )
-    hit = _RECENT.get(key)
-    if hit is None:
-        if len(_RECENT) > 8:
-            _RECENT.clear()
-        hit = _RECENT[key] = reach(build_graph(grid, **options))
-    return hit
+    key = (grid.marks.tobytes(), tuple(sorted(options.items())))
+    return _REACHES.get(grid.geometry, key, lambda: reach(build_graph(grid, **options)))
 
 
 def chain_steps(grid: Candidates, name: str, options: dict, kinds):

@@ -36,6 +36,7 @@ import numpy as np
 from solver.logic.aic import _peer_masks
 from solver.logic.aic import words as _words
 from solver.logic.candidates import Candidates
+from solver.logic.memo import Memo
 from solver.logic.step import Step, cell_list, digit_list, elimination_text
 from solver.logic.subsets import bits, digit_masks
 
@@ -98,30 +99,24 @@ def almost_locked_sets(grid: Candidates) -> list[Als]:
 
 
 # A unit's ALS depend only on its cells' candidates (and the geometry): between two states
-# of one explanation most units are unchanged, so each unit's sets are remembered, keyed by
-# the geometry's identity and kept beside it.
-_UNIT_SETS: dict[tuple, tuple] = {}
-MAX_UNIT_SETS = 2_000  # about 70 states of 27 units: a bounded memory for a server
+# of one explanation most units are unchanged, so each unit's sets are remembered.
+_UNIT_SETS = Memo(limit=2_000)  # about 70 states of 27 units
 
 
 def _unit_sets(grid: Candidates, u: int, unit, masks) -> list[Als]:
     """The ALS of one unit, in `_subsets`' order."""
     g = grid.geometry
-    key = (id(g), u, tuple(masks[c] for c in unit))
-    hit = _UNIT_SETS.get(key)
-    if hit is not None and hit[0] is g:
-        return hit[1]
-    limit = g.size if g.size <= 9 else MAX_CELLS_LARGE
-    open_cells = [c for c in unit if masks[c]]
-    top = min(limit, len(open_cells) - 1)
-    sets = [
-        _build(grid, chosen, union, masks, u)
-        for chosen, union in _subsets(open_cells, masks, top, 0, [], 0)
-    ]
-    if len(_UNIT_SETS) > MAX_UNIT_SETS:
-        _UNIT_SETS.clear()
-    _UNIT_SETS[key] = (g, sets)
-    return sets
+
+    def build() -> list[Als]:
+        limit = g.size if g.size <= 9 else MAX_CELLS_LARGE
+        open_cells = [c for c in unit if masks[c]]
+        top = min(limit, len(open_cells) - 1)
+        return [
+            _build(grid, chosen, union, masks, u)
+            for chosen, union in _subsets(open_cells, masks, top, 0, [], 0)
+        ]
+
+    return _UNIT_SETS.get(g, (u, tuple(masks[c] for c in unit)), build)
 
 
 def _subsets(cells, masks, top, start, chosen, union):
@@ -155,25 +150,23 @@ class AlsGraph:
         return np.flatnonzero(self.holder_words[:, d].any(axis=1))
 
 
-_RECENT: dict[tuple, AlsGraph] = {}
+_GRAPHS = Memo(limit=4)
 
 
 def als_graph(grid: Candidates) -> AlsGraph:
     """The ALS of `grid` and their restricted commons, kept for the state's other finders."""
-    key = (grid.marks.tobytes(), id(grid.geometry))
-    hit = _RECENT.get(key)
-    if hit is None:
-        if len(_RECENT) > 4:
-            _RECENT.clear()
-        sets = almost_locked_sets(grid)
-        width = -(-grid.geometry.n_cells // 64)
-        empty = np.zeros((0, grid.geometry.size + 1, width), dtype=np.uint64)
-        holder_words = np.stack([s.holder_words for s in sets]) if sets else empty
-        seen_words = np.stack([s.seen_words for s in sets]) if sets else empty
-        hit = AlsGraph(sets, [], _digit_cells(grid), holder_words, seen_words)
-        hit.links = _restricted_commons(hit)
-        _RECENT[key] = hit
-    return hit
+    return _GRAPHS.get(grid.geometry, grid.marks.tobytes(), lambda: _new_graph(grid))
+
+
+def _new_graph(grid: Candidates) -> AlsGraph:
+    sets = almost_locked_sets(grid)
+    width = -(-grid.geometry.n_cells // 64)
+    empty = np.zeros((0, grid.geometry.size + 1, width), dtype=np.uint64)
+    holder_words = np.stack([s.holder_words for s in sets]) if sets else empty
+    seen_words = np.stack([s.seen_words for s in sets]) if sets else empty
+    g = AlsGraph(sets, [], _digit_cells(grid), holder_words, seen_words)
+    g.links = _restricted_commons(g)
+    return g
 
 
 def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.logic.candidates import Candidates
+from solver.logic.memo import Memo
 from solver.logic.step import Step, cell_list, elimination_text
 from solver.logic.wings import strong_links
 
@@ -51,17 +52,12 @@ def _shared_kinds(grid: Candidates, a: int, b: int) -> set[str]:
 # The skyscraper, kite, turbot fish and dual kite finders all read the same chains, and the
 # two empty rectangle finders the same rectangles: each list is found once per state (most
 # states have none, so every finder used to search it all again), keyed by the marks.
-_RECENT: dict[tuple, list] = {}
+_FOUND = Memo(limit=8)
 
 
 def _once_per_state(grid: Candidates, what: str, find) -> list:
-    key = (what, grid.marks.tobytes(), id(grid.geometry))
-    hit = _RECENT.get(key)
-    if hit is None or hit[0] is not grid.geometry:
-        if len(_RECENT) > 8:
-            _RECENT.clear()
-        hit = _RECENT[key] = (grid.geometry, list(find(grid)))
-    return hit[1]
+    key = (what, grid.marks.tobytes())
+    return _FOUND.get(grid.geometry, key, lambda: list(find(grid)))
 
 
 def _turbots(grid: Candidates) -> Iterator[tuple]:

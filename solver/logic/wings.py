@@ -18,6 +18,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.logic.candidates import Candidates
+from solver.logic.memo import Memo
 from solver.logic.step import Step, elimination_text
 from solver.logic.subsets import bits, digit_masks
 
@@ -88,27 +89,23 @@ def xyz_wings(grid: Candidates) -> Iterator[Step]:
 
 # A digit's strong links depend only on its places, which most steps leave alone, and
 # colouring, the single-digit patterns and the W-wing all ask for them: remembered by the
-# places (a bounded table, kept beside the geometry).
-_STRONG: dict[tuple, tuple] = {}
-MAX_STRONG = 4_000
+# places.
+_STRONG = Memo(limit=4_000)
 
 
 def strong_links(grid: Candidates, digit: int) -> tuple[tuple[int, int, int], ...]:
     """Units where `digit` has exactly two places: (unit, cell, cell)."""
     column = grid.marks[:, digit - 1]
-    key = (id(grid.geometry), column.tobytes())
-    hit = _STRONG.get(key)
-    if hit is not None and hit[0] is grid.geometry:
-        return hit[1]
+    return _STRONG.get(grid.geometry, column.tobytes(), lambda: _strong_links(grid, column))
+
+
+def _strong_links(grid: Candidates, column: np.ndarray) -> tuple[tuple[int, int, int], ...]:
     cells = grid.layout.unit_cells
     places = column[cells]
     links = []
     for u in np.flatnonzero(places.sum(axis=1) == 2):
         a, b = cells[u][places[u]]
         links.append((int(u), int(a), int(b)))
-    if len(_STRONG) > MAX_STRONG:
-        _STRONG.clear()
-    _STRONG[key] = (grid.geometry, tuple(links))
     return tuple(links)
 
 
