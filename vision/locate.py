@@ -100,7 +100,9 @@ def best_candidate(gray: np.ndarray) -> Located | None:
     """The best-scoring candidate above MIN_SCORE, else None.
 
     Thresholds are tried from the most to the least often right; the search stops as soon
-    as a clearly sudoku-like grid is found (most photos need only the first).
+    as a clearly sudoku-like grid is found (most photos need only the first). The winner
+    may then be traced as a bent grid (`bent_grid`) or, flat and doubtful, grown to the
+    whole grid it is part of (`grown_grid`).
     """
     min_area = 0.02 * gray.shape[0] * gray.shape[1]
     tolerance = 0.02 * max(gray.shape)
