@@ -88,6 +88,22 @@ def test_a_12_megapixel_photo_is_read():
     assert reading.image.shape == (3024, 4032, 3)
 
 
+def test_the_colour_grid_of_a_12_megapixel_photo_sampled_by_nearest_pixels_stays_smooth():
+    """The colour grid is warped from nearest pixels at twice the size (cheaper); averaged
+    down, it must stay close to the blended warp, and a small photo is blended as before."""
+    from vision.warp import warp_grid
+
+    big, small = photo(seed=5, size=(4032, 3024)), photo()
+    blended, _ = warp_grid(big.image, big.corners)
+    nearest, _ = warp_grid(big.image, big.corners, nearest=True)
+    difference = np.abs(blended.astype(int) - nearest.astype(int))
+    assert difference.mean() < 1.5 and np.percentile(difference, 99) < 8
+    assert np.array_equal(
+        warp_grid(small.image, small.corners, nearest=True)[0],
+        warp_grid(small.image, small.corners)[0],
+    )
+
+
 def test_tesseract_engine_reads_the_same_grid():
     shot = photo()
     reading = vision.read_photo(shot.jpeg, engine="tesseract")

@@ -244,7 +244,7 @@ def read_located(
     k = upright_turns(cells)
     if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
         if mesh is None:
-            color, _ = warp_grid(image, corners, side)
+            color, _ = warp_grid(image, corners, side, nearest=True)
         else:
             color = warp_mesh(image, cell_homographies(mesh, side), side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
