@@ -7,7 +7,7 @@ import numpy as np
 
 from vision.cells import cut_cells
 from vision.kinds import CLASSES
-from vision.typeface import kinds_by_typeface, twin_likeness
+from vision.typeface import kinds_by_typeface, kinds_unlike_the_print, twin_likeness
 
 SIDE = 450
 CELL = SIDE // 9
@@ -65,3 +65,37 @@ def test_a_twin_raises_print_and_a_lone_digit_keeps_its_reading():
     for cell in [*WRITTEN, 70]:
         assert np.allclose(weighed[cell], kinds[cell])
     assert np.allclose(weighed.sum(axis=1), kinds.sum(axis=1), atol=1e-5)
+
+
+def test_a_digit_in_doubt_unlike_the_pages_sure_print_of_it_is_weighed_towards_hand():
+    images = cut_cells(page()).images
+    kinds = np.zeros((81, len(CLASSES)), np.float32)
+    kinds[:, 0] = 1
+    for cell, digit in PRINTED.items():  # the model sure of the print
+        kinds[cell] = 0
+        kinds[cell, int(digit)] = 0.97
+        kinds[cell, 9 + int(digit)] = 0.03
+    for cell, digit in WRITTEN.items():  # and fooled by the hand, unsurely
+        kinds[cell] = 0
+        kinds[cell, int(digit)] = 0.6
+        kinds[cell, 9 + int(digit)] = 0.4
+
+    weighed = kinds_unlike_the_print(kinds, images)
+
+    for cell in (4, 31):  # two sure printed 8s show the press's 8: these are a hand's
+        assert weighed[cell, 10:19].sum() > 0.5, (cell, weighed[cell])
+    # the hand's 4 is drawn much as the press sets it (0.94 alike): the model's reading stands
+    assert np.allclose(weighed[77], kinds[77])
+    for cell in PRINTED:  # sure cells are left as they are
+        assert np.allclose(weighed[cell], kinds[cell])
+    assert np.allclose(weighed.sum(axis=1), kinds.sum(axis=1), atol=1e-5)
+
+    # a digit with a single sure printed copy on the page has nothing to be compared with
+    alone = kinds.copy()
+    alone[[13, 26]] = alone[4]  # two of the three printed 8s now in doubt too
+    assert np.allclose(kinds_unlike_the_print(alone, images), alone)
+    # and a printed copy in doubt is like its sure twins, so it stays print
+    twin = kinds.copy()
+    twin[26] = 0
+    twin[26, 8], twin[26, 17] = 0.6, 0.4
+    assert weighed[26, 1:10].sum() > 0.9 and kinds_unlike_the_print(twin, images)[26, 8] > 0.55

@@ -33,7 +33,7 @@ from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
-from vision.typeface import kinds_by_typeface, kinds_without_a_hand
+from vision.typeface import kinds_by_typeface, kinds_unlike_the_print, kinds_without_a_hand
 from vision.warp import WARP_SIDE, grid_homography, to_image, turn, turn_boxes, warp_grid
 
 
@@ -300,8 +300,11 @@ def read_located(
 def weighed_by_page(kinds: np.ndarray, colours: np.ndarray, images: np.ndarray) -> np.ndarray:
     """The cell model's kinds corrected by what the whole page says: its print has one ink
     and its entries their pen's (`vision.inkcolour`, the cells' ink `colours`), and a press
-    repeats its glyphs (`vision.typeface`, the cells' digit `images`)."""
-    return kinds_by_typeface(kinds_by_colour(kinds, colours), images)
+    repeats its glyphs, so a digit unlike the page's print of it is a hand's
+    (`vision.typeface`, the cells' digit `images`)."""
+    return kinds_unlike_the_print(
+        kinds_by_typeface(kinds_by_colour(kinds, colours), images), images
+    )
 
 
 def ink_boxes(cells: Cells, side: int, k: int) -> np.ndarray:
