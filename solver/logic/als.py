@@ -33,6 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from solver.logic import als_kernel as kernel
 from solver.logic.aic import _peer_masks
 from solver.logic.aic import words as _words
 from solver.logic.candidates import Candidates
@@ -171,28 +172,18 @@ def _new_graph(grid: Candidates) -> AlsGraph:
 
 def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
     """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
-    order they first occur among the sets, then j ascending. For each digit, every pair
-    is tested at once on 64-bit words of cell masks."""
-    links: list[list[tuple[int, int]]] = [[] for _ in g.sets]
+    order they first occur among the sets, then j ascending (every pair tested compiled,
+    `als_kernel.restricted_commons`)."""
+    if not g.sets:
+        return []
     having = g.holder_words[:, 1:].any(axis=2)  # [set, digit - 1]
-    for d in _digits_by_first_set(having):
-        members = np.flatnonzero(having[:, d - 1])
-        if len(members) < 2:
-            continue
-        places = _places(g, d)
-        holders = _on_places(g.holder_words[members, d], places)
-        outside = ~_on_places(g.seen_words[members, d], places)
-        masks = _on_places(g.holder_words[members, 0], places)
-        # [a, b]: b's holders all see a's (so none lies in both sets): the sets may share
-        # other cells
-        clash = holders[None, :, 0] & outside[:, None, 0]
-        clash |= holders[:, None, 0] & masks[None, :, 0]
-        for w in range(1, holders.shape[1]):  # word by word: a reduction is slow
-            clash |= holders[None, :, w] & outside[:, None, w]
-            clash |= holders[:, None, w] & masks[None, :, w]
-        for a, b in _both_ways(np.triu(clash == 0, 1), members):
-            links[a].append((b, d))
-    return links
+    digits = np.array(_digits_by_first_set(having), dtype=np.int64)
+    found = kernel.restricted_commons(g.holder_words, g.seen_words, digits)
+    # grouped by the first set, keeping their order: list slices, not an append a link
+    found = found[np.argsort(found[:, 0], kind="stable")]
+    pairs = list(zip(found[:, 1].tolist(), found[:, 2].tolist(), strict=True))
+    ends = np.cumsum(np.bincount(found[:, 0], minlength=len(g.sets))).tolist()
+    return [pairs[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
 
 
 def _digits_by_first_set(having: np.ndarray) -> list[int]:
@@ -203,33 +194,6 @@ def _digits_by_first_set(having: np.ndarray) -> list[int]:
         return []
     first = having[:, held].argmax(axis=0)
     return [int(d) + 1 for d in held[np.lexsort((held, first))]]
-
-
-def _both_ways(upper: np.ndarray, members: np.ndarray):
-    """The (a, b) set pairs of a symmetric relation given by its upper triangle, in
-    row-major order of the whole matrix (sorting the found pairs, not filling the
-    lower triangle and scanning the matrix again)."""
-    m = len(members)
-    r, c = np.nonzero(upper)
-    keys = np.concatenate([r * m + c, c * m + r])
-    keys.sort()
-    return zip(members[keys // m].tolist(), members[keys % m].tolist(), strict=True)
-
-
-def _places(g: AlsGraph, d: int) -> np.ndarray:
-    """The cells still holding digit d, ascending."""
-    return np.array(_bits_of(g.holding[d - 1]), dtype=np.intp)
-
-
-def _on_places(rows: np.ndarray, places: np.ndarray) -> np.ndarray:
-    """Rows of 64-bit cell words cut down to the bits of `places` (packed to the front).
-    A digit's tests look only at the cells holding it: mostly fewer than 64, so one word
-    a set instead of two, and fewer, smaller temporaries for the pair tests."""
-    cells = np.unpackbits(rows.view(np.uint8), axis=1, bitorder="little")[:, places]
-    width = max(1, -(-len(places) // 64))
-    kept = np.zeros((len(rows), 64 * width), dtype=np.uint8)
-    kept[:, : len(places)] = cells
-    return np.packbits(kept, axis=1, bitorder="little").view(np.uint64)
 
 
 def _digit_cells(grid: Candidates) -> list[int]:
@@ -457,25 +421,12 @@ def _walk_back(levels, src, dst, r, st, states) -> list[tuple[int, int]]:
 def _useful_ends(grid: Candidates, g: AlsGraph) -> np.ndarray:
     """useful[i, j]: the digits z (as bits) for which some cell holding z sees every z of
     sets i and j (outside both): what a chain from i to j could eliminate, and exactly
-    the digits z with `_targets(g, z, i, j)`. (Word-wise AND, not a matrix product: BLAS
-    threads stall on a busy machine.) Kept in the graph for the state's other finders."""
-    if g.useful is not None:
-        return g.useful
-    n = len(g.sets)
-    useful = np.zeros((n, n), dtype=np.int64)
-    for d in range(1, grid.geometry.size + 1):
-        members = g.having(d)
-        if len(members) < 2:
-            continue
-        # the cells holding d that see all of a set's places of it, on those cells only
-        seen = _on_places(g.seen_words[members, d], _places(g, d))
-        common = seen[:, None, 0] & seen[None, :, 0]
-        for w in range(1, seen.shape[1]):  # word by word: a reduction is slow
-            common |= seen[:, None, w] & seen[None, :, w]
-        a, b = np.nonzero(common)  # sparse: cheaper than writing the whole block
-        useful[members[a], members[b]] |= 1 << (d - 1)
-    g.useful = useful
-    return useful
+    the digits z with `_targets(g, z, i, j)` (every pair tested compiled,
+    `als_kernel.useful_ends`). Kept in the graph for the state's other finders."""
+    if g.useful is None:
+        holding = _words(g.holding, grid.geometry.n_cells)  # [digit - 1, word]
+        g.useful = kernel.useful_ends(g.holder_words, g.seen_words, holding)
+    return g.useful
 
 
 def _lone_ends(grid: Candidates, g: AlsGraph) -> list[int]:

@@ -1,0 +1,106 @@
+"""The pair tests of the almost locked sets, compiled (numba, `cache=True`).
+
+Every finder of `als.py` starts from two tables over every pair of a state's sets (a late
+9x9 state has about 250 of them): the restricted commons (digits x such that every x of
+the one set sees every x of the other) and the useful ends (digits z that some cell
+outside both sees in every place of both). In numpy each digit's pairs were tested as
+whole matrices of 64-bit words, a dozen array operations a digit, whose set-up cost
+more than the tests themselves; compiled, each pair is a few word operations. The answers
+and their order are the numpy code's.
+
+A set is given by its rows of 64-bit cell words (`Als.holder_words`: row 0 its cells,
+row d its places for digit d; `Als.seen_words`: row d the cells outside it seeing every
+one of those places).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _members(holders, d):
+    """The sets (ascending) with a place for digit d."""
+    n, _, width = holders.shape
+    out = np.empty(n, np.int64)
+    m = 0
+    for s in range(n):
+        for w in range(width):
+            if holders[s, d, w]:
+                out[m] = s
+                m += 1
+                break
+    return out[:m]
+
+
+@njit(cache=True)
+def restricted_commons(holders, seen, digits):
+    """(a, b, x) of every ordered pair of sets joined by a restricted common x: digit by
+    digit in the order of `digits`, then pairs in row-major order (a, then b, ascending).
+    Sets a and b are joined by x when each set's places for x lie outside the other set
+    and see all of the other's (a test on the upper triangle, a < b, answering for both
+    orders). The pairs are counted first and then written into an array of that size (an
+    output array grown as it fills made the whole loop ten times slower)."""
+    width = holders.shape[2]
+    every_members = []
+    every_linked = []
+    total = 0
+    for d in digits:
+        members = _members(holders, d)
+        m = len(members)
+        linked = np.zeros((m, m), np.bool_)
+        for i in range(m):
+            a = members[i]
+            for j in range(i + 1, m):
+                b = members[j]
+                clash = False
+                for w in range(width):
+                    # b's places seen by every place of a (and not in a), a's not in b
+                    if (holders[b, d, w] & ~seen[a, d, w]) | (holders[a, d, w] & holders[b, 0, w]):
+                        clash = True
+                        break
+                if not clash:
+                    linked[i, j] = True
+                    linked[j, i] = True
+                    total += 2
+        every_members.append(members)
+        every_linked.append(linked)
+    out = np.empty((total, 3), np.int64)
+    n_out = 0
+    for k in range(len(digits)):
+        members, linked = every_members[k], every_linked[k]
+        m = len(members)
+        for i in range(m):
+            for j in range(m):
+                if linked[i, j]:
+                    out[n_out, 0] = members[i]
+                    out[n_out, 1] = members[j]
+                    out[n_out, 2] = digits[k]
+                    n_out += 1
+    return out
+
+
+@njit(cache=True)
+def useful_ends(holders, seen, holding):
+    """useful[a, b]: the digits z (bit z - 1) held by both sets a and b (a may be b) such
+    that some cell still holding z (`holding[z - 1]`, cell words) sees every place of z
+    in both, outside them."""
+    n, rows, width = holders.shape
+    useful = np.zeros((n, n), np.int64)
+    for d in range(1, rows):
+        members = _members(holders, d)
+        m = len(members)
+        if m < 2:
+            continue
+        bit = np.int64(1) << (d - 1)
+        for i in range(m):
+            a = members[i]
+            for j in range(i, m):
+                b = members[j]
+                for w in range(width):
+                    if seen[a, d, w] & seen[b, d, w] & holding[d - 1, w]:
+                        useful[a, b] |= bit
+                        useful[b, a] |= bit
+                        break
+    return useful
