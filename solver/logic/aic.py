@@ -43,7 +43,7 @@ import numpy as np
 
 from solver.logic.candidates import Candidates, per_geometry
 from solver.logic.memo import Memo
-from solver.logic.reach_kernel import search_levels
+from solver.logic.reach_kernel import search_levels, seeing_pairs
 from solver.logic.step import Step, cell_list, elimination_text
 
 MAX_LINKS = 20
@@ -167,7 +167,8 @@ def _in_cell_links(cell_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
     """Weak links on one digit: disjoint nodes whose cells all see each other (cell sets as
-    64-bit words), digit by digit in the order the digits first appear, then node order."""
+    64-bit words, every pair tested compiled: `reach_kernel.seeing_pairs`), digit by digit
+    in the order the digits first appear, then node order."""
     g = grid.geometry
     shapes = _node_shapes(g)
     member_masks, seen_masks = [], []
@@ -180,20 +181,10 @@ def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
         member_masks.append(shape[0])
         seen_masks.append(shape[1])
     member, seen = words(member_masks, g.n_cells), words(seen_masks, g.n_cells)
-    digits = np.array([d for _, d in nodes], dtype=np.intp)
-    found = []
+    digits = np.array([d for _, d in nodes], dtype=np.int64)
     _, first = np.unique(digits, return_index=True)
-    for d in digits[np.sort(first)]:
-        ids = np.flatnonzero(digits == d)
-        m, s = member[ids], seen[ids]
-        # [x, y]: x and y share a cell, or a cell of one does not see all of the other
-        bad = np.zeros((len(ids), len(ids)), dtype=np.uint64)
-        for w in range(m.shape[1]):  # word by word: a reduction over 2 words is slow
-            bad |= m[:, None, w] & (m[None, :, w] | ~s[None, :, w])
-            bad |= ~s[:, None, w] & m[None, :, w]
-        a, b = np.nonzero(np.triu(bad == 0, 1))
-        found.append(np.stack([ids[a], ids[b]], axis=1))
-    return np.concatenate(found) if found else _pair_array([])
+    found = seeing_pairs(member, seen, digits, digits[np.sort(first)])
+    return found.astype(np.intp)
 
 
 @per_geometry

@@ -1,4 +1,9 @@
-"""The chain search's levels, compiled (numba, `cache=True`).
+"""The chain graph's weak links on a digit and the chain search's levels, compiled (numba,
+`cache=True`).
+
+`seeing_pairs` tests every two nodes of a digit for a weak link (disjoint, every cell of
+the one seeing every cell of the other) on their 64-bit cell words: in numpy each digit's
+pairs were a few whole-matrix operations, whose set-up cost more than the tests.
 
 `aic.reach` finds the shortest alternating walk between every two literals at once: row t
 of a bit-packed matrix holds the literals whose walks of the current length end at t, and
@@ -49,3 +54,42 @@ def search_levels(frontier, src, first, targets, planes, max_links):
         deepest = level
         frontier, nxt = nxt, frontier
     return deepest
+
+
+@njit(cache=True)
+def seeing_pairs(member, seen, digits, order):
+    """(x, y), x < y, of every two nodes on the same digit that share no cell and whose
+    cells all see each other: digit by digit in `order`, then x, then y ascending.
+    `member` and `seen` are each node's cells and the cells seeing all of them (rows of
+    64-bit words), `digits` each node's digit."""
+    n, width = member.shape
+    count = np.zeros(digits.max() + 1 if n else 1, np.int64)
+    for x in range(n):
+        count[digits[x]] += 1
+    total = 0
+    for d in order:
+        total += count[d] * (count[d] - 1) // 2
+    out = np.empty((total, 2), np.int64)
+    n_out = 0
+    ids = np.empty(n, np.int64)
+    for d in order:
+        m = 0
+        for x in range(n):
+            if digits[x] == d:
+                ids[m] = x
+                m += 1
+        for i in range(m):
+            x = ids[i]
+            for j in range(i + 1, m):
+                y = ids[j]
+                bad = False
+                for w in range(width):
+                    # a shared cell, or a cell of one not seeing all of the other
+                    if (member[x, w] & (member[y, w] | ~seen[y, w])) | (~seen[x, w] & member[y, w]):
+                        bad = True
+                        break
+                if not bad:
+                    out[n_out, 0] = x
+                    out[n_out, 1] = y
+                    n_out += 1
+    return out[:n_out]
