@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 
 from vision.cells import cut_cells
-from vision.kinds import CLASSES
+from vision.kinds import CANDIDATES, CLASSES
 from vision.typeface import kinds_by_typeface, kinds_unlike_the_print, twin_likeness
 
 SIDE = 450
@@ -79,6 +79,10 @@ def test_a_digit_in_doubt_unlike_the_pages_sure_print_of_it_is_weighed_towards_h
         kinds[cell] = 0
         kinds[cell, int(digit)] = 0.6
         kinds[cell, 9 + int(digit)] = 0.4
+    # a page of print alone: an odd glyph is odd print, the model's reading stands
+    assert np.allclose(kinds_unlike_the_print(kinds, images), kinds)
+    kinds[60] = 0
+    kinds[60, CANDIDATES] = 1.0  # pencil marks somewhere: the page shows a hand
 
     weighed = kinds_unlike_the_print(kinds, images)
 

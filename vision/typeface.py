@@ -129,11 +129,14 @@ def kinds_unlike_the_print(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
     when it holds `PRINT_REFERENCES` cells the model is sure are that printed digit: an
     entry is unlike all of them, a printed copy is not. Cells the model is sure of are left
     as they are, and so is a digit the page shows too few times in print (a page's only
-    printed 7 has nothing to be compared with).
+    printed 7 has nothing to be compared with), and so is a page with no sure hand anywhere
+    (`shows_a_hand`): there an odd glyph is odd print (a printed 3 cut with a dotted rule
+    through it, on one Wicht photo, was taken for a hand's by the shipped model).
 
     >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
     >>> kinds[:3], kinds[:3, 7] = 0, 1.0                        # three sure printed 7s
     >>> kinds[3], kinds[3, 7], kinds[3, 16] = 0, 0.6, 0.4       # a 7 in doubt
+    >>> kinds[4], kinds[4, 19] = 0, 1.0                         # pencil marks: a hand
     >>> images = np.zeros((81, 28, 28), np.uint8); images[:3, 6:9, 8:20] = 255
     >>> images[:3, 9:22, 16:19] = 255                            # the press's 7
     >>> images[3, 6:9, 6:18] = 255; images[3, 9:22, 6:10] = 255  # a hand's, unlike it
@@ -141,6 +144,8 @@ def kinds_unlike_the_print(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
     0.87
     """
     kinds = np.asarray(kinds, np.float32)
+    if not shows_a_hand(kinds):
+        return kinds
     has = np.asarray(images).reshape(len(images), -1).max(axis=1) > 0
     printed = kinds[:, 1:10]
     digit = printed.argmax(axis=1)
@@ -158,6 +163,13 @@ def kinds_unlike_the_print(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
     low, high = UNLIKE
     for_hand = UNLIKE_ODDS ** np.clip((high - likeness) / (high - low), 0.0, 1.0)
     return weigh_print_against_hand(kinds, np.array(cells), for_hand)
+
+
+def shows_a_hand(kinds: np.ndarray) -> bool:
+    """Whether some cell is read as a hand's (a written digit or pencil marks) for sure
+    (`SURE_HAND`): every hand-filled page of the labelled photos had one, no printed page."""
+    hand = np.maximum(kinds[:, 10:19].sum(axis=1), kinds[:, CANDIDATES])
+    return bool((hand >= SURE_HAND).any())
 
 
 def kinds_without_a_hand(kinds: np.ndarray, blobs: np.ndarray, images: np.ndarray) -> np.ndarray:
@@ -188,8 +200,7 @@ def kinds_without_a_hand(kinds: np.ndarray, blobs: np.ndarray, images: np.ndarra
     0.3
     """
     kinds = np.asarray(kinds, np.float32)
-    hand = np.maximum(kinds[:, 10:19].sum(axis=1), kinds[:, CANDIDATES])
-    if (hand >= SURE_HAND).any():
+    if shows_a_hand(kinds):
         return kinds
     digit = kinds[:, 1:19].sum(axis=1)
     twin = np.nan_to_num(twin_likeness(images, digit > 0.5), nan=0.0)
