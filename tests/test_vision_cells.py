@@ -178,6 +178,29 @@ def test_faint_digit_is_found_by_a_second_look():
     assert cells.contrast[faint] < 0.6 * np.median(cells.contrast[digits > 0])
 
 
+def test_pale_print_on_a_page_filled_in_dark_pen_is_found():
+    """A page filled in by hand in dark pen, its print and lines a pale grey: the pen sets
+    the first threshold above the print, and with every blank written in there are no
+    empty cells left to measure the paper's specks by, so the paper around the digits
+    tells them."""
+    rng = np.random.default_rng(11)
+    printed = rng.random(81) < 0.3
+    img = printed_grid(np.where(printed, rng.integers(1, 10, 81), 0))
+    img = np.where(img < 200, 150, img).astype(np.uint8)  # the print and lines pale grey
+    for i in np.flatnonzero(~printed):  # every blank written in, in dark pen
+        r, c = divmod(int(i), 9)
+        cv2.putText(
+            img, str(rng.integers(1, 10)), (int((c + 0.3) * CELL), int((r + 0.75) * CELL)),
+            cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, CELL / 40, 10, 3, cv2.LINE_AA,
+        )  # fmt: skip
+    noise = rng.normal(0, 2, img.shape)
+    img = np.clip(img + noise, 0, 255).astype(np.uint8)
+
+    cells = cut_cells(img)
+
+    assert cells.ink.all(), np.flatnonzero(~cells.ink)
+
+
 def test_red_pen_on_a_dim_page_is_found_in_colour():
     """On dim yellowish paper a red 7 is nearly as bright as the paper in grey, so the grey
     cut finds only the black print; the colour look finds the pen too and nothing else, and

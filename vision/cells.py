@@ -264,7 +264,7 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
     # neighbours' specks) a second look at a lower threshold in those cells only
     ink = ((dark >= level) * 255).astype(np.uint8) & ~lines
     keep(find_digits(dark, ink, lines, inner, level, ~found, size))
-    second = faint_level(dark, lines, inner, level, found)
+    second = faint_level(dark, lines, inner, level, found, ink_boxes)
     if second is not None:
         weak, look = second
         ink = without_lines(((dark >= weak) * 255).astype(np.uint8), lines)
@@ -334,28 +334,60 @@ def without_lines(mask: np.ndarray, lines: np.ndarray) -> np.ndarray:
     return mask & ~lines & ~own
 
 
-def faint_level(dark: np.ndarray, lines: np.ndarray, inner: np.ndarray, level: float, found):
+def faint_level(
+    dark: np.ndarray,
+    lines: np.ndarray,
+    inner: np.ndarray,
+    level: float,
+    found: np.ndarray,
+    ink_boxes: np.ndarray,
+):
     """A second, lower threshold for digits fainter than the grid's usual print (blur and
     glare fade a thin 1 or 7 in one corner of a photo), set well above the darkest speck of
     a typical empty cell. Returns it with the cells to look at again (empty cells whose
-    middle reaches it), or None when no cell needs a second look."""
+    middle reaches it), or None when no cell needs a second look.
+
+    On a page filled in by hand nearly every cell holds ink, and a dark pen sets the first
+    threshold, above a pale grey print: on one hand-filled Wicht photo 7 printed digits fell
+    below it, and the 7 cells left were too few to tell the paper's specks by; on others
+    20 to 27 printed digits fell below it, and were most of the cells left. So on a page
+    with more digits found than blanks the specks are also measured on the paper around
+    the found digits (each cell's middle less its digit's ink box, widened by 2 pixels), and
+    the quieter of the two measures counts. (Not on a page of print alone: on a bent one
+    the paper between the print is cleaner than its shadowed blanks, and the lower
+    threshold took shadows in five blanks for digits.)
+    """
     x0, y0, x1, y1 = inner.T
     mx, my = (x1 - x0) // 5, (y1 - y0) // 5  # the middle of a cell, clear of line edges
     free = np.where(lines == 0, dark, 0.0)
-    peaks = np.array(
-        [
-            free[b:d, a:c].max() if c > a and d > b else 0.0
-            for a, b, c, d in zip(x0 + mx, y0 + my, x1 - mx, y1 - my, strict=True)
-        ]
-    )
-    quiet = peaks[~found]
-    if len(quiet) < 20:
+    middles = list(zip(x0 + mx, y0 + my, x1 - mx, y1 - my, strict=True))
+    peaks = np.array([free[b:d, a:c].max() if c > a and d > b else 0.0 for a, b, c, d in middles])
+    samples = [peaks[~found]]
+    if found.sum() > len(found) // 2:  # more digits than blanks: a page filled in by hand
+        around = [paper_peak(free, middles[i], ink_boxes[i]) for i in np.flatnonzero(found)]
+        samples.append(np.array([x for x in around if not np.isnan(x)]))
+    specks = [float(np.median(x)) for x in samples if len(x) >= 20]
+    if not specks or found.all():
         return None
-    weak = max(3.0 * float(np.median(quiet)), 0.5 * level, 0.05)
+    weak = max(3.0 * min(specks), 0.5 * level, 0.05)
     look = ~found & (peaks >= weak)
     if weak >= 0.9 * level or not look.any():
         return None
     return weak, look
+
+
+def paper_peak(free: np.ndarray, middle, ink_box) -> float:
+    """The darkest speck in a cell's middle outside its digit's ink box (widened by 2
+    pixels), NaN when the digit covers the middle."""
+    a, b, c, d = middle
+    if c <= a or d <= b:
+        return float("nan")
+    paper = np.ones((d - b, c - a), bool)
+    bx0, by0, bx1, by1 = np.asarray(ink_box) + (-2 - a, -2 - b, 2 - a, 2 - b)
+    paper[max(0, by0) : max(0, by1), max(0, bx0) : max(0, bx1)] = False
+    if not paper.any():
+        return float("nan")
+    return float(free[b:d, a:c][paper].max())
 
 
 def grow(blob: np.ndarray, faint: np.ndarray) -> np.ndarray:
