@@ -15,15 +15,18 @@ PRINTED = {0: "3", 10: "5", 20: "8", 30: "1", 50: "6", 60: "2"}
 WRITTEN = {2: "4", 12: "9", 40: "7", 66: "1", 80: "5"}
 
 
-def page(pen_bgr: tuple[int, int, int], paper=(235, 235, 235)) -> np.ndarray:
-    """A warped grid on white (or `paper`) paper: black print, entries in `pen_bgr`."""
+def page(
+    pen_bgr: tuple[int, int, int], paper=(235, 235, 235), print_bgr=(20, 20, 20)
+) -> np.ndarray:
+    """A warped grid on white (or `paper`) paper: black (or `print_bgr`) print, entries in
+    `pen_bgr`."""
     grid = np.full((SIDE, SIDE, 3), paper, np.uint8)
     for k in range(10):
         p = min(SIDE - 1, k * CELL)
         cv2.line(grid, (p, 0), (p, SIDE - 1), (20, 20, 20), 4 if k % 3 == 0 else 2)
         cv2.line(grid, (0, p), (SIDE - 1, p), (20, 20, 20), 4 if k % 3 == 0 else 2)
     for marks, font, colour in (
-        (PRINTED, cv2.FONT_HERSHEY_SIMPLEX, (20, 20, 20)),
+        (PRINTED, cv2.FONT_HERSHEY_SIMPLEX, print_bgr),
         (WRITTEN, cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, pen_bgr),
     ):
         for cell, digit in marks.items():
@@ -55,8 +58,8 @@ def test_ink_colours_tell_red_and_blue_pen_from_black_print():
     for pen, axis, sign in (((40, 40, 210), 1, 1), ((200, 60, 30), 1, -1)):  # red b*>0, blue b*<0
         grid = page(pen)
         colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
-        printed = colours[list(PRINTED)]
-        written = colours[list(WRITTEN)]
+        printed = colours[list(PRINTED), :2]  # the hue
+        written = colours[list(WRITTEN), :2]
         assert np.abs(printed).max() < 4, printed
         assert (sign * written[:, axis] > 20).all(), written
         assert np.isnan(colours[[1, 44]]).all()  # no ink, no colour
@@ -84,6 +87,23 @@ def test_black_pen_on_black_print_leaves_the_reading_alone():
     assert np.array_equal(kinds_by_colour(kinds, colours), kinds)
 
 
+def test_a_black_entry_on_a_page_of_grey_print_is_read_as_written_by_its_darkness():
+    """No hue tells black pen from a grey (faded, or printed grey) print, but its darkness
+    against the paper does."""
+    grid = page((25, 25, 25), print_bgr=(130, 130, 130))
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
+    assert (colours[list(WRITTEN), 2].min() - colours[list(PRINTED), 2].max()) > 10, colours[:, 2]
+    kinds = kinds_as_read(40, printed_share=0.7)
+
+    weighed = kinds_by_colour(kinds, colours)
+
+    assert CLASSES[int(weighed[40].argmax())] == "written 7"
+    for cell in PRINTED:
+        assert weighed[cell, 1:10].sum() > 0.95
+    # by hue alone the two inks are one, and the reading stands
+    assert np.array_equal(kinds_by_colour(kinds, colours[:, :2]), kinds)
+
+
 def test_an_ink_learnt_from_too_few_cells_teaches_nothing():
     grid = page((40, 40, 210))
     colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
@@ -105,9 +125,9 @@ def test_a_digit_found_in_colour_alone_joins_only_in_the_pages_pen():
     kinds = kinds_as_read(40, printed_share=0.05)  # every entry sure: the pen is known
     found = np.zeros(81, bool)
     found[[5, 6, 7]] = True
-    found_colours = np.full((81, 2), np.nan, np.float32)
-    found_colours[5] = colours[40] + 1.0  # pale red, as the entries
-    found_colours[6] = (-4.0, 25.0)  # yellowish grain
+    found_colours = np.full((81, 3), np.nan, np.float32)
+    found_colours[5] = colours[40] + (1.0, 1.0, -15.0)  # red, as the entries, paler in grey
+    found_colours[6] = (-4.0, 25.0, colours[40, 2])  # yellowish grain
     found_colours[7] = colours[0]  # grey, as the print
 
     assert np.flatnonzero(pen_ink(kinds, colours, found, found_colours)).tolist() == [5]
