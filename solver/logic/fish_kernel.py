@@ -245,3 +245,47 @@ def renumbered(cells, unit_cells, peer_cells):
             if p >= 0 and number[p] >= 0:
                 peers[i] |= 1 << number[p]
     return places, peers
+
+
+@njit(cache=True)
+def kraken_hits(fins, bodies, rules):
+    """For kraken fish: (fish, cover) of every fish and cover unit whose either-or set (the
+    cover's base places, `bodies[fish, cover]`, or one of the fins, `fins[fish]`; both as
+    bits of the digit's cells) makes some candidate false whichever of them holds, and
+    those candidates: `rules[i]` is what the digit in cell i makes false (64-bit words
+    over the candidates). In the order of the fish, then their cover units."""
+    n, k = bodies.shape
+    width = rules.shape[1]
+    found = np.empty((n * k, 2), np.int64)
+    hits = np.empty((n * k, width), np.uint64)
+    by_fins = np.empty(width, np.uint64)
+    hit = np.empty(width, np.uint64)
+    m = 0
+    for f in range(n):
+        by_fins[:] = ~np.uint64(0)
+        rest = fins[f]
+        while rest:
+            i = _lowest(rest)
+            rest &= rest - 1
+            for w in range(width):
+                by_fins[w] &= rules[i, w]
+        if not by_fins.any():
+            continue
+        for c in range(k):
+            hit[:] = by_fins
+            alive = True
+            rest = bodies[f, c]
+            while rest and alive:
+                i = _lowest(rest)
+                rest &= rest - 1
+                alive = False
+                for w in range(width):
+                    hit[w] &= rules[i, w]
+                    if hit[w]:
+                        alive = True
+            if alive:
+                found[m, 0] = f
+                found[m, 1] = c
+                hits[m] = hit
+                m += 1
+    return found[:m], hits[:m]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -57,38 +58,84 @@ def kraken_fish(grid: Candidates) -> Iterator[Step]:
     if g.size > MAX_SIZE or not {"row", "column", "box"} <= kinds:
         return
     r = aic._reach_of(grid, **aic.GROUPED)
-    masks, keys = _falsifies(grid, r)
+    falsify = _falsifies(grid, r)
     said: set[frozenset] = set()
     for k in SIZES:
         for pool in range(len(POOLS)):
             for d in range(1, g.size + 1):
-                rules_out = masks[d]
-                for base, covers, fins, bodies in fish_bodies(grid, d, k, pool):
-                    by_fins = -1
-                    for c in fins:
-                        by_fins &= rules_out.get(c, 0)
-                    if not by_fins:
-                        continue
-                    for body in bodies:
-                        gone = _ruled_out(rules_out, keys, body, by_fins)
-                        if gone and frozenset(gone) not in said:
-                            said.add(frozenset(gone))
-                            either = (*_bits_of(body), *fins)
-                            yield _step(grid, r, d, k, (base, covers, fins), either, gone)
+                for fish, body, hit in _hits(grid, falsify, d, k, pool):
+                    gone = falsify.candidates(hit)
+                    if frozenset(gone) not in said:
+                        said.add(frozenset(gone))
+                        either = (*_bits_of(body), *fish[2])
+                        yield _step(grid, r, d, k, fish, either, gone)
+
+
+def _hits(grid: Candidates, falsify: _Falsifies, d: int, k: int, pool: int) -> Iterator[tuple]:
+    """((base, covers, fins), body, what it makes false as bits of `falsify.keys`) for each
+    fish on d and cover unit whose base places (the body) or fins, whichever holds the
+    digit, make some candidate false: the fish in the search's order, then its covers."""
+    found = _fish_of(grid, d, k, pool)
+    if isinstance(found, _Fish):  # tested compiled, on the digit's cells renumbered
+        rules = falsify.rows(d, found.cells)
+        which, hits = kernel.kraken_hits(found.fins, found.bodies, rules)
+        for (f, c), words in zip(which.tolist(), hits, strict=True):
+            yield found.fish(f), found.body(f, c), int.from_bytes(words.tobytes(), "little")
+        return
+    rules_out = falsify.by_cell(d)
+    for base, covers, fins, bodies in found:
+        by_fins = -1
+        for c in fins:
+            by_fins &= rules_out.get(c, 0)
+        if not by_fins:
+            continue
+        for body in bodies:
+            hit = _ruled_out(rules_out, body, by_fins)
+            if hit:
+                yield (base, covers, fins), body, hit
+
+
+@dataclass(frozen=True, eq=False)
+class _Fish:
+    """Every fish of one digit, size and pool from the compiled search, as arrays: a
+    long list of tuples cost more to make than the search, and most of it is passed over."""
+
+    cells: list[int]  # the digit's cells: cell i of the local numbering is cells[i]
+    k: int
+    units: np.ndarray  # [fish, 2k]: base units, then cover units
+    fins: np.ndarray  # [fish]: the fins, as bits of the local numbering
+    bodies: np.ndarray  # [fish, k]: each cover unit's base places (fins not), local bits
+
+    def _cells(self, local: int) -> list[int]:
+        return [self.cells[i] for i in _bits_of(local)]
+
+    def fish(self, f: int) -> tuple:
+        units = self.units[f].tolist()
+        fins = tuple(self._cells(int(self.fins[f])))
+        return tuple(units[: self.k]), tuple(units[self.k :]), fins
+
+    def body(self, f: int, c: int) -> int:
+        """A cover unit's base places, as a cell mask."""
+        return sum(1 << cell for cell in self._cells(int(self.bodies[f, c])))
+
+    def listed(self) -> list[tuple]:
+        """`fish_bodies`' tuples."""
+        return [
+            (*self.fish(f), tuple(self.body(f, c) for c in range(self.k)))
+            for f in range(len(self.units))
+        ]
 
 
 # A digit's fish depend only on where the digit can still go, which changes little between
 # two states of one explanation: each search is remembered (as complex_fish does), keyed by
 # the geometry's identity and kept beside it.
 _FOUND: OrderedDict = OrderedDict()
-MAX_FOUND = 500  # about seven states (72 searches each): their fish lists can be long
+MAX_FOUND = 500  # about seven states (72 searches each)
 
 
-def fish_bodies(grid: Candidates, d: int, k: int, pool: int) -> list[tuple]:
-    """(base units, cover units, fin cells, each cover unit's base places as a cell mask)
-    of every fish on digit d with k base units of POOLS[pool]'s base kinds, covers of its cover kinds and one or two
-    fins; Franken pools only yield fish with a box among their units (the rest are
-    basic)."""
+def _fish_of(grid: Candidates, d: int, k: int, pool: int) -> _Fish | list[tuple]:
+    """The fish on digit d with k base units of POOLS[pool]: a `_Fish` from the compiled
+    search, or `fish_bodies`' tuples for a digit with too many cells for it."""
     holding = 0
     for c in np.flatnonzero(grid.marks[:, d - 1]):
         holding |= 1 << int(c)
@@ -96,7 +143,10 @@ def fish_bodies(grid: Candidates, d: int, k: int, pool: int) -> list[tuple]:
     hit = _FOUND.get(key)
     if hit is not None and hit[0] is grid.geometry:
         return hit[1]
-    found = list(_search(grid, holding, k, POOLS[pool]))
+    if holding.bit_count() <= kernel.MAX_CELLS:
+        found = _compiled_fish(grid, holding, k, POOLS[pool])
+    else:
+        found = list(_search(grid, holding, k, POOLS[pool]))
     _FOUND[key] = (grid.geometry, found)
     while len(_FOUND) > MAX_FOUND:  # the oldest first
         try:
@@ -106,7 +156,17 @@ def fish_bodies(grid: Candidates, d: int, k: int, pool: int) -> list[tuple]:
     return found
 
 
-def _search(grid: Candidates, holding: int, k: int, pool) -> Iterator[tuple]:
+def fish_bodies(grid: Candidates, d: int, k: int, pool: int) -> list[tuple]:
+    """(base units, cover units, fin cells, each cover unit's base places as a cell mask)
+    of every fish on digit d with k base units of POOLS[pool]'s base kinds, covers of its
+    cover kinds and one or two fins; Franken pools only yield fish with a box among their
+    units (the rest are basic)."""
+    found = _fish_of(grid, d, k, pool)
+    return found.listed() if isinstance(found, _Fish) else found
+
+
+def _pool_bases(grid: Candidates, holding: int, k: int, pool):
+    """Each unit of the pool's kinds with its places (a dict), and the base units to try."""
     kind = grid.layout.kind
     unit_mask = grid.layout.unit_mask
     base_kinds, cover_kinds = pool
@@ -116,6 +176,23 @@ def _search(grid: Candidates, holding: int, k: int, pool) -> Iterator[tuple]:
     bases = [
         u for u in places if kind[u] in base_kinds and 2 <= places[u].bit_count() <= k + MAX_FINS
     ]
+    return places, bases
+
+
+def _compiled_fish(grid: Candidates, holding: int, k: int, pool) -> _Fish:
+    """The compiled search's fish (`_compiled`), kept as arrays over the digit's cells."""
+    _, bases = _pool_bases(grid, holding, k, pool)
+    cells = _bits_of(holding)
+    records, places = _records(grid, cells, bases, k, pool)
+    units = np.ascontiguousarray(records[:, : 2 * k])
+    fins = np.ascontiguousarray(records[:, 2 * k])
+    base_mask = np.bitwise_or.reduce(places[units[:, :k]], axis=1)
+    bodies = places[units[:, k:]] & (base_mask & ~fins)[:, None]
+    return _Fish(cells, k, units, fins, bodies)
+
+
+def _search(grid: Candidates, holding: int, k: int, pool) -> Iterator[tuple]:
+    places, bases = _pool_bases(grid, holding, k, pool)
     if holding.bit_count() <= kernel.MAX_CELLS:
         found = _compiled(grid, holding, bases, k, pool)
     else:
@@ -132,6 +209,15 @@ def _compiled(grid: Candidates, holding: int, bases, k: int, pool) -> Iterator[t
     """The fish of `_python`, from the compiled Franken fish search (`fish_kernel`) run
     for kraken fish: every fish with a fin, seen from outside or not."""
     cells = _bits_of(holding)
+    records, _ = _records(grid, cells, bases, k, pool)
+    for row in records.tolist():
+        fins = sum(1 << cells[i] for i in _bits_of(row[2 * k]))
+        yield tuple(row[:k]), tuple(row[k : 2 * k]), fins
+
+
+def _records(grid: Candidates, cells: list[int], bases, k: int, pool):
+    """The compiled search's records (k base units, k covers, fins as bits of the local
+    numbering of `cells`, the digit's cells) and every unit's places in that numbering."""
     tables = _kernel_tables(grid.geometry)
     places, peers = kernel.renumbered(
         np.array(cells, np.int64), tables.unit_cells, tables.peer_cells
@@ -152,9 +238,7 @@ def _compiled(grid: Candidates, holding: int, bases, k: int, pool) -> Iterator[t
         0,
         True,
     )
-    for row in records.tolist():
-        fins = sum(1 << cells[i] for i in _bits_of(row[2 * k]))
-        yield tuple(row[:k]), tuple(row[k : 2 * k]), fins
+    return records, places
 
 
 def _python(grid: Candidates, places, bases, k: int, pool) -> Iterator[tuple]:
@@ -220,31 +304,60 @@ def _covers(base_mask, k, places, options, need_box=None) -> list[tuple[list[int
     return out
 
 
-def _falsifies(grid: Candidates, r) -> tuple[dict[int, dict[int, int]], list]:
-    """For every digit and cell holding it, the candidates that digit there makes false
-    when true (read off the grouped chains' search), as an int bit mask over a list of
-    candidates (cell, digit); and that list."""
+@dataclass
+class _Falsifies:
+    """What each candidate, supposed true, makes false (read off the grouped chains'
+    search): for every graph node, the candidates (single-cell nodes, the `keys`) it leads
+    to false, as rows of 64-bit words."""
+
+    words: np.ndarray  # [node, word]: bit j is keys[j]
+    node_of: np.ndarray  # [cell, digit - 1]: the node of that candidate, -1 if none
+    keys: list[tuple[int, int]]  # the candidates (cell, digit), in node order
+
+    def rows(self, d: int, cells) -> np.ndarray:
+        """What digit d in each of `cells` makes false (a row of words a cell)."""
+        return self.words[self.node_of[cells, d - 1]]
+
+    def by_cell(self, d: int) -> dict[int, int]:
+        """cell -> what digit d there makes false, as an int over the keys."""
+        cells = np.flatnonzero(self.node_of[:, d - 1] >= 0)
+        rows = self.rows(d, cells)
+        return {
+            c: int.from_bytes(row.tobytes(), "little")
+            for c, row in zip(cells.tolist(), rows, strict=True)
+        }
+
+    def candidates(self, hit: int) -> tuple[tuple[int, int], ...]:
+        """The candidates of a mask over the keys, ascending."""
+        return tuple(sorted(self.keys[j] for j in _bits_of(hit)))
+
+
+def _falsifies(grid: Candidates, r) -> _Falsifies:
+    """For every node supposed true, the candidates it makes false (`_Falsifies`)."""
     nodes = r.graph.nodes
     n = len(nodes)
     index = {(cells[0], d): i for i, (cells, d) in enumerate(nodes) if len(cells) == 1}
     keys = sorted(index, key=index.get)
     table = r.dist[:n, n:][:, [index[key] for key in keys]] > 0
-    rows = np.packbits(table, axis=1, bitorder="little")
-    masks: dict[int, dict[int, int]] = {d: {} for d in range(1, grid.geometry.size + 1)}
-    for c, d in keys:
-        masks[d][c] = int.from_bytes(rows[index[(c, d)]].tobytes(), "little")
-    return masks, keys
+    packed = np.packbits(table, axis=1, bitorder="little")
+    width = -(-packed.shape[1] // 8)
+    words = np.zeros((n, 8 * width), dtype=np.uint8)
+    words[:, : packed.shape[1]] = packed
+    node_of = np.full((grid.geometry.n_cells, grid.geometry.size), -1, dtype=np.intp)
+    for (c, d), i in index.items():
+        node_of[c, d - 1] = i
+    return _Falsifies(words.view(np.uint64), node_of, keys)
 
 
-def _ruled_out(rules_out, keys, cells: int, start: int) -> tuple[tuple[int, int], ...]:
-    """Candidates that the digit in every one of `cells` (a mask) makes false, among those
-    `start` allows; `rules_out` is that digit's cell -> mask."""
+def _ruled_out(rules_out, cells: int, start: int) -> int:
+    """What the digit in every one of `cells` (a mask) makes false, among what `start`
+    allows (masks over the keys); `rules_out` is that digit's cell -> mask."""
     hit = start
     while cells and hit:
         low = cells & -cells
         hit &= rules_out.get(low.bit_length() - 1, 0)
         cells ^= low
-    return tuple(sorted(keys[j] for j in _bits_of(hit))) if hit else ()
+    return hit
 
 
 def _either(grid, cells) -> str:
