@@ -150,7 +150,11 @@ def find_mistakes(entries: np.ndarray, solution: np.ndarray) -> tuple[Mistake, .
 # readings of bench/handwriting.py (8,389 right entries, each also taken as a wrong one
 # against every other digit), a wrong entry read as the right digit was called right 57
 # times in 67,112 with no such doubt, 8 with 0.1 (2.7% of right entries then unclear),
-# 6 with 0.05 (4.7%), 19 with 0.2 (1.4%).
+# 6 with 0.05 (4.7%), 19 with 0.2 (1.4%). Again with the hand model reading three sizes
+# and 8,203 right entries (stop 29): 10 of 65,512 with 0.1 (3.3% unclear), 5 with 0.05
+# (5.4%), 4 with 0.03 (7.5%); Kubiesa's real pens none of 4,384 with any of them (5.5%,
+# 9.3%, 12.7% of its right entries unclear). What is left are misreads the hand model is
+# sure of, which no such threshold catches at a price a user would bear.
 RIGHT_DOUBT = 0.1
 
 
