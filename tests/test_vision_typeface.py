@@ -103,3 +103,16 @@ def test_a_digit_in_doubt_unlike_the_pages_sure_print_of_it_is_weighed_towards_h
     twin[26] = 0
     twin[26, 8], twin[26, 17] = 0.6, 0.4
     assert weighed[26, 1:10].sum() > 0.9 and kinds_unlike_the_print(twin, images)[26, 8] > 0.55
+
+
+def test_a_stub_of_line_cut_with_a_printed_digit_leaves_it_like_its_twins():
+    images = cut_cells(page()).images.copy()
+    stubbed = images[13].copy()
+    stubbed[8:22, 26] = 255  # a thin stub of grid line taken in at the side
+    images[13] = stubbed
+    images[26, 13:15, :] = np.maximum(images[26, 13:15, :], 60)  # a faint crease across
+
+    likeness = twin_likeness(images)
+
+    assert likeness[13] > 0.97 and likeness[26] > 0.97, likeness[[0, 13, 26]]
+    assert all(likeness[c] < 0.95 for c in WRITTEN), likeness[list(WRITTEN)]

@@ -22,7 +22,7 @@ that looks like none of them, is most likely a hand's 7 (`kinds_unlike_the_print
 >>> images[0, 6:22, 12:16] = images[1, 6:22, 12:16] = 255        # a printed 1, twice
 >>> images[2, 6:22, 10:14] = 255; images[2, 8:12, 14:18] = 255   # a hand's 1, once
 >>> [round(float(x), 2) for x in twin_likeness(images)[:3]]
-[1.0, 1.0, 0.7]
+[1.0, 1.0, 0.73]
 """
 
 from __future__ import annotations
@@ -90,13 +90,49 @@ def twin_likeness(images: np.ndarray, digits: np.ndarray | None = None) -> np.nd
 
 
 def glyphs(images: np.ndarray) -> np.ndarray:
-    """(N, S*S) the digit images softened (so a pixel's shift costs little) and scaled to
-    zero mean and unit length: the dot product of two rows is their likeness."""
-    soft = np.stack([cv2.GaussianBlur(im.astype(np.float32), (5, 5), 1.0) for im in images])
+    """(N, S*S) the digit images' main strokes (`main_strokes`), softened (so a pixel's
+    shift costs little) and scaled to zero mean and unit length: the dot product of two
+    rows is their likeness."""
+    soft = np.stack(
+        [cv2.GaussianBlur(main_strokes(im).astype(np.float32), (5, 5), 1.0) for im in images]
+    )
     flat = soft.reshape(len(images), -1)
     flat -= flat.mean(axis=1, keepdims=True)
     flat /= np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
     return flat
+
+
+def main_strokes(image: np.ndarray, share: float = 0.2) -> np.ndarray:
+    """The digit image without what the cut took in beside the digit, centred and scaled
+    again as the cut does (20 pixels tall in 28): of its strong ink (over a third of its
+    darkest) only the pieces at least `share` of the largest, and of its faint ink only
+    what touches them. A fold's crease or a stub of grid line cut with a printed 7 made it
+    unlike the page's other digits (likeness 0.4 to 0.6 against 0.9 and up cleaned), and
+    the cell model, which took it for a hand's, went unchallenged.
+
+    >>> image = np.zeros((28, 28), np.uint8); image[4:24, 10:16] = 255; image[4:24, 25] = 255
+    >>> cleaned = main_strokes(image)                   # the stroke kept, 20 tall, centred
+    >>> int(cleaned[:, 25].max()), int((cleaned.max(axis=1) > 0).sum()), np.flatnonzero(cleaned[14]).tolist()
+    (0, 20, [11, 12, 13, 14, 15, 16])
+    """
+    top = int(image.max())
+    if top == 0:
+        return image
+    strong = (image > 0.35 * top).view(np.uint8)
+    _, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+    area = stats[:, cv2.CC_STAT_AREA]
+    area[0] = 0  # the background
+    kept = (area >= share * area.max()).astype(np.uint8)
+    mask = cv2.dilate(kept[labels], np.ones((3, 3), np.uint8))
+    mask[image == 0] = 0
+    x, y, w, h = cv2.boundingRect(mask)
+    crop = (image * mask)[y : y + h, x : x + w]
+    scale = min(20.0 / h, 20.0 / w)
+    small = cv2.resize(crop, (max(1, round(w * scale)), max(1, round(h * scale))))
+    out = np.zeros_like(image)
+    top_row, left = (image.shape[0] - small.shape[0]) // 2, (image.shape[1] - small.shape[1]) // 2
+    out[top_row : top_row + small.shape[0], left : left + small.shape[1]] = small
+    return out
 
 
 def kinds_by_typeface(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
