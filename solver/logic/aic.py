@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from itertools import chain, combinations
 
 import numpy as np
@@ -64,9 +64,22 @@ class Graph:
     strong_found: np.ndarray  # (k, 2) node pairs
     weak_found: np.ndarray
     groups: bool
-    # strong links that hold only through an almost locked set: (a, b) -> the set's cells
-    # and digits (bits), for the sentence and for a continuous loop's eliminations
-    als: dict[tuple[int, int], tuple[tuple[int, ...], int]] = field(default_factory=dict)
+    # strong links that hold only through an almost locked set, for the sentence and for a
+    # continuous loop's eliminations: node pairs (a < b) as a * len(nodes) + b, ascending,
+    # each with its set (an index into `als_sets`, each set's cells and digits as bits)
+    als_keys: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    als_owner: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.intp))
+    als_sets: list[tuple[tuple[int, ...], int]] = field(default_factory=list)
+
+    def als_through(self, a: int, b: int) -> tuple[tuple[int, ...], int] | None:
+        """The almost locked set (cells, digits) that alone makes the strong link a-b, or
+        None (looked up in sorted arrays: a dict of every such link cost more to make
+        than the rest of the graph's ALS part)."""
+        key = min(a, b) * len(self.nodes) + max(a, b)
+        i = int(np.searchsorted(self.als_keys, key))
+        if i < len(self.als_keys) and self.als_keys[i] == key:
+            return self.als_sets[int(self.als_owner[i])]
+        return None
 
     @cached_property
     def strong(self) -> set[tuple[int, int]]:
@@ -132,8 +145,9 @@ def build_graph(
         strong.append(bivalue)
     if groups:
         _add_groups(grid, index)
-    als_links = _add_als(grid, index) if als else {}
-    strong.append(_pair_array(list(als_links)))
+    no_als = (_pair_array([]), np.zeros(0, dtype=np.intp), [])
+    als_pairs, als_owner, als_sets = _add_als(grid, index) if als else no_als
+    strong.append(als_pairs)
     nodes = list(index)
     weak.append(_seeing_pairs(grid, nodes))
     if conjugates:
@@ -144,12 +158,17 @@ def build_graph(
         strong.append(conjugate)
         weak.append(conjugate)
     strong_found, weak_found = np.concatenate(strong), np.concatenate(weak)
-    # a conjugate pair or a two-candidate cell is a stronger reason for the same link
-    if als_links:
+    graph = Graph(nodes, strong_found, weak_found, groups)
+    if len(als_pairs):
+        # a conjugate pair or a two-candidate cell is a stronger reason for the same link
         size = len(nodes)
-        known = set((weak_found[:, 0] * size + weak_found[:, 1]).tolist())
-        als_links = {k: v for k, v in als_links.items() if k[0] * size + k[1] not in known}
-    return Graph(nodes, strong_found, weak_found, groups, als_links)
+        keys = als_pairs[:, 0] * size + als_pairs[:, 1]
+        kept = ~np.isin(keys, weak_found[:, 0] * size + weak_found[:, 1])
+        order = np.argsort(keys[kept])
+        graph.als_keys = keys[kept][order]
+        graph.als_owner = als_owner[kept][order]
+        graph.als_sets = als_sets
+    return graph
 
 
 def _in_cell_links(cell_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -306,20 +325,51 @@ def _add_groups(grid: Candidates, index) -> None:
                     _node_index(index, (cells, d + 1))
 
 
-def _add_als(grid: Candidates, index) -> dict[tuple[int, int], tuple[tuple[int, ...], int]]:
+def _add_als(grid: Candidates, index) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """Nodes for the digits of every almost locked set of two or more cells (one cell is a
-    two-candidate cell, linked already), and the strong links between each two of them."""
+    two-candidate cell, linked already), and the strong links between each two of them:
+    the node pairs (a < b, each once, in the order first found: set by set, then as
+    `itertools.combinations` pairs them), the set each pair was first found in (an index
+    into the third item), and each set's (cells, digits). The pairs are made with arrays
+    from each set's node numbers, not pair by pair."""
     from solver.logic.als import als_graph  # als builds on this module's masks
 
-    links: dict[tuple[int, int], tuple[tuple[int, ...], int]] = {}
     # the sets of the state's ALS finders (tried before the grouped chains), not found again
-    for s in als_graph(grid).sets:
-        if len(s.cells) < 2 or len(s.cells) > MAX_ALS_CELLS:
-            continue
-        ids = [_node_index(index, key) for key in _als_nodes(s)]
-        for a, b in combinations(ids, 2):
-            links.setdefault((a, b) if a < b else (b, a), (s.cells, s.digits))
-    return links
+    sets = [s for s in als_graph(grid).sets if 2 <= len(s.cells) <= MAX_ALS_CELLS]
+    ids: list[int] = []
+    sizes: list[int] = []
+    for s in sets:
+        keys = _als_nodes(s)
+        ids.extend([_node_index(index, key) for key in keys])
+        sizes.append(len(keys))
+    if not sets:
+        return _pair_array([]), np.zeros(0, dtype=np.intp), []
+    node = np.array(ids, dtype=np.intp)
+    size = np.array(sizes, dtype=np.intp)
+    per_set = size * (size - 1) // 2
+    owner = np.repeat(np.arange(len(sets)), per_set)
+    nth = np.arange(len(owner)) - np.repeat(np.cumsum(per_set) - per_set, per_set)
+    first, second = _combination_tables(int(size.max()))
+    start = (np.cumsum(size) - size)[owner]
+    a = node[start + first[size[owner], nth]]
+    b = node[start + second[size[owner], nth]]
+    low, high = np.minimum(a, b), np.maximum(a, b)
+    _, once = np.unique(low * len(index) + high, return_index=True)
+    once.sort()
+    pairs = np.stack([low[once], high[once]], axis=1)
+    return pairs, owner[once], [(s.cells, s.digits) for s in sets]
+
+
+@cache
+def _combination_tables(most: int) -> tuple[np.ndarray, np.ndarray]:
+    """first[m, q], second[m, q]: the q-th pair of positions of m items, in the order of
+    `itertools.combinations(range(m), 2)`."""
+    first = np.zeros((most + 1, max(1, most * (most - 1) // 2)), dtype=np.intp)
+    second = np.zeros_like(first)
+    for m in range(2, most + 1):
+        for q, (i, j) in enumerate(combinations(range(m), 2)):
+            first[m, q], second[m, q] = i, j
+    return first, second
 
 
 def _als_nodes(s) -> list[tuple[tuple[int, ...], int]]:
@@ -495,7 +545,7 @@ def chain_text(grid: Candidates, r: Reach, path) -> str:
 
 def _strong_text(grid: Candidates, graph: Graph, a: int, b: int) -> str:
     """The strong link's sign: "=ALS[cells]=" where only an almost locked set makes it."""
-    through = graph.als.get((min(a, b), max(a, b)))
+    through = graph.als_through(a, b)
     if through is None:
         return "="
     cells, digits = through
@@ -649,7 +699,7 @@ def _continuous_loops(grid: Candidates, r: Reach) -> list[tuple]:
             elif len(ca) == 1 and ca == cb:
                 gone |= {(ca[0], e) for e in grid.digits_of(ca[0]) if e not in (da, db)}
         for (a, _), (b, kind) in zip(cycle, cycle[1:], strict=False):
-            through = graph.als.get((min(a % n, b % n), max(a % n, b % n)))
+            through = graph.als_through(a % n, b % n)
             if kind == "=" and through is not None:
                 gone |= _locked_rest(grid, through, (nodes[a % n][1], nodes[b % n][1]))
         gone -= inside
