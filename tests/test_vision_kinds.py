@@ -5,21 +5,17 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from tests.test_vision_cells import printed_grid
 from vision.cells import cut_cells
 from vision.kinds import HAND_SIZES, hand_model_path, read_hand, run_network
 
-SIDE = 450
-CELL = SIDE // 9
+CELL = 450 // 9
 WRITTEN = {2: 4, 12: 9, 40: 7, 66: 1, 80: 5, 30: 2, 50: 3, 70: 6, 75: 8}
 
 
 def hand_page() -> np.ndarray:
     """A warped grid with the digits 1-9 written in a script face, each a size its own."""
-    grid = np.full((SIDE, SIDE), 235, np.uint8)
-    for k in range(10):
-        p = min(SIDE - 1, k * CELL)
-        cv2.line(grid, (p, 0), (p, SIDE - 1), 20, 4 if k % 3 == 0 else 2)
-        cv2.line(grid, (0, p), (SIDE - 1, p), 20, 4 if k % 3 == 0 else 2)
+    grid = printed_grid(np.zeros(81, int))
     for n, (cell, digit) in enumerate(WRITTEN.items()):
         r, c = divmod(cell, 9)
         size = 0.9 + 0.08 * (n % 5)
