@@ -350,8 +350,6 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
     digit_bit = np.array([1 << (d - 1) for _, d in states], dtype=np.int64)
     start_first = np.array([f for f, _ in starts])
     start_bit = np.array([1 << (x - 1) for _, x in starts], dtype=np.int64)
-    can = useful[start_first[:, None], set_of[None, :]]  # [start, state]
-    can &= ~start_bit[:, None] & ~digit_bit[None, :]
     done: set[frozenset] = set()
     pairs: set[tuple[int, int, int]] = set()
     digit_values = 1 << grid.geometry.size
@@ -363,10 +361,9 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
         levels.append(frontier)
         if links < 3:
             continue
-        reached = np.unpackbits(frontier.view(np.uint8), axis=1, bitorder="little")
-        reached = reached[:, : len(starts)].astype(bool).T  # [start, state]
-        hit_start, hit_state = np.nonzero(reached & (can != 0))
-        hit_shared = can[hit_start, hit_state]
+        hit_start, hit_state, hit_shared = kernel.chain_ends(
+            frontier, len(starts), start_first, start_bit, set_of, digit_bit, useful
+        )
         hit_end = set_of[hit_state]
         # one walk for each (first set, last set, digits): the first found
         key = (start_first[hit_start] * n + hit_end) * digit_values + hit_shared

@@ -104,3 +104,44 @@ def useful_ends(holders, seen, holding):
                         useful[b, a] |= bit
                         break
     return useful
+
+
+@njit(cache=True)
+def chain_ends(frontier, n_starts, start_set, start_digit, state_set, state_digit, useful):
+    """For the ALS chains' search at one level: (start, state, digits) for every start r
+    whose walks reach state st (bit r of row st of `frontier`, 64-bit words) where some
+    digit could leave the cells seeing it in both end sets, neither link's digit:
+    useful[start_set[r], state_set[st]] & ~start_digit[r] & ~state_digit[st] (digits as
+    bits), not 0. Ordered by start, then state (row-major, as np.nonzero of the dense
+    [start, state] matrix, which the reached pairs, mostly without such a digit, no longer
+    need to be unpacked into)."""
+    m, width = frontier.shape
+    count = 0
+    for st in range(m):
+        for w in range(width):
+            x = frontier[st, w]
+            while x:
+                x &= x - np.uint64(1)
+                count += 1
+    keys = np.empty(count, np.int64)
+    shared = np.empty(count, np.int64)
+    n = 0
+    for st in range(m):
+        for w in range(width):
+            x = frontier[st, w]
+            b = 0
+            while x:
+                if x & np.uint64(1):
+                    r = w * 64 + b
+                    if r < n_starts:
+                        digits = useful[start_set[r], state_set[st]]
+                        digits &= ~start_digit[r] & ~state_digit[st]
+                        if digits:
+                            keys[n] = r * m + st
+                            shared[n] = digits
+                            n += 1
+                x >>= np.uint64(1)
+                b += 1
+    order = np.argsort(keys[:n])
+    keys, shared = keys[:n][order], shared[:n][order]
+    return keys // m, keys % m, shared
