@@ -145,6 +145,10 @@ class AlsGraph:
     holder_words: np.ndarray  # [set, row, word]: each set's `Als.holder_words`
     seen_words: np.ndarray
     useful: np.ndarray | None = None  # `_useful_ends`, once a finder needs it
+    # the links as arrays, set by set in the order of `links`: [link, (set, other set,
+    # digit)], and where each set's links start (one more entry than sets)
+    link_table: np.ndarray | None = None
+    first_link: np.ndarray | None = None
 
     def having(self, d: int) -> np.ndarray:
         """The sets holding digit d, in order."""
@@ -166,16 +170,18 @@ def _new_graph(grid: Candidates) -> AlsGraph:
     holder_words = np.stack([s.holder_words for s in sets]) if sets else empty
     seen_words = np.stack([s.seen_words for s in sets]) if sets else empty
     g = AlsGraph(sets, [], _digit_cells(grid), holder_words, seen_words)
-    g.links = _restricted_commons(g)
+    g.links, g.link_table = _restricted_commons(g)
+    sizes = np.array([len(out) for out in g.links], dtype=np.int64)
+    g.first_link = np.concatenate(([0], np.cumsum(sizes)))
     return g
 
 
-def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
+def _restricted_commons(g: AlsGraph) -> tuple[list[list[tuple[int, int]]], np.ndarray]:
     """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
     order they first occur among the sets, then j ascending (every pair tested compiled,
-    `als_kernel.restricted_commons`)."""
+    `als_kernel.restricted_commons`); and the same as an array of (i, j, x) rows."""
     if not g.sets:
-        return []
+        return [], np.zeros((0, 3), dtype=np.int64)
     having = g.holder_words[:, 1:].any(axis=2)  # [set, digit - 1]
     digits = np.array(_digits_by_first_set(having), dtype=np.int64)
     found = kernel.restricted_commons(g.holder_words, g.seen_words, digits)
@@ -183,7 +189,8 @@ def _restricted_commons(g: AlsGraph) -> list[list[tuple[int, int]]]:
     found = found[np.argsort(found[:, 0], kind="stable")]
     pairs = list(zip(found[:, 1].tolist(), found[:, 2].tolist(), strict=True))
     ends = np.cumsum(np.bincount(found[:, 0], minlength=len(g.sets))).tolist()
-    return [pairs[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+    links = [pairs[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
+    return links, found
 
 
 def _digits_by_first_set(having: np.ndarray) -> list[int]:
@@ -276,39 +283,40 @@ def als_xy_wings(grid: Candidates) -> Iterator[Step]:
     useful = _useful_ends(grid, g)
     digits = np.array([s.digits for s in g.sets], dtype=np.int64)
     said: set[frozenset] = set()
-    for c, pivot in enumerate(g.sets):
-        if not g.links[c]:
+    # (pivot, its link to a, its link to b): digits of both ends, not their links', that
+    # a cell could lose
+    candidates = kernel.xy_wing_candidates(
+        g.first_link,
+        np.ascontiguousarray(g.link_table[:, 1]),
+        np.ascontiguousarray(g.link_table[:, 2]),
+        digits,
+        useful,
+    )
+    for c, p, q in candidates.tolist():
+        pivot = g.sets[c]
+        (i, x), (j, y) = g.links[c][p], g.links[c][q]
+        a, b = g.sets[i], g.sets[j]
+        shared = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
+        outside = ~(a.mask | b.mask | pivot.mask)
+        gone = tuple(
+            (cell, z)
+            for z in bits(shared)
+            for cell in _bits_of(g.holding[z - 1] & a.seen[z] & b.seen[z] & outside)
+        )
+        if not gone or frozenset(gone) in said:
             continue
-        ends = np.array([j for j, _ in g.links[c]], dtype=np.intp)
-        join = np.array([1 << (x - 1) for _, x in g.links[c]], dtype=np.int64)
-        # [p, q]: digits of both ends, not their links', that a cell could lose
-        maybe = digits[ends][:, None] & digits[ends][None, :] & useful[np.ix_(ends, ends)]
-        maybe &= ~join[:, None] & ~join[None, :]
-        maybe[(ends[:, None] >= ends[None, :]) | (join[:, None] == join[None, :])] = 0
-        for p, q in zip(*np.nonzero(maybe), strict=True):
-            (i, x), (j, y) = g.links[c][p], g.links[c][q]
-            a, b = g.sets[i], g.sets[j]
-            shared = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
-            outside = ~(a.mask | b.mask | pivot.mask)
-            gone = tuple(
-                (cell, z)
-                for z in bits(shared)
-                for cell in _bits_of(g.holding[z - 1] & a.seen[z] & b.seen[z] & outside)
-            )
-            if not gone or frozenset(gone) in said:
-                continue
-            said.add(frozenset(gone))
-            yield Step(
-                "ALS-XY-wing",
-                f"ALS-XY-wing: pivot {_describe(grid, pivot)} is an almost locked set, so it "
-                f"holds {grid.symbol(x)} or {grid.symbol(y)}: then {_describe(grid, a)} "
-                f"(joined to it by {grid.symbol(x)}) or {_describe(grid, b)} (joined by "
-                f"{grid.symbol(y)}) lacks that digit and is locked; a digit of both leaves "
-                f"the cells seeing all its places in both: {elimination_text(grid, gone)}",
-                eliminations=gone,
-                cells=pivot.cells + a.cells + b.cells,
-                digits=tuple(bits(a.digits | b.digits | pivot.digits)),
-            )
+        said.add(frozenset(gone))
+        yield Step(
+            "ALS-XY-wing",
+            f"ALS-XY-wing: pivot {_describe(grid, pivot)} is an almost locked set, so it "
+            f"holds {grid.symbol(x)} or {grid.symbol(y)}: then {_describe(grid, a)} "
+            f"(joined to it by {grid.symbol(x)}) or {_describe(grid, b)} (joined by "
+            f"{grid.symbol(y)}) lacks that digit and is locked; a digit of both leaves "
+            f"the cells seeing all its places in both: {elimination_text(grid, gone)}",
+            eliminations=gone,
+            cells=pivot.cells + a.cells + b.cells,
+            digits=tuple(bits(a.digits | b.digits | pivot.digits)),
+        )
 
 
 def als_chains(grid: Candidates) -> Iterator[Step]:

@@ -145,3 +145,33 @@ def chain_ends(frontier, n_starts, start_set, start_digit, state_set, state_digi
     order = np.argsort(keys[:n])
     keys, shared = keys[:n][order], shared[:n][order]
     return keys // m, keys % m, shared
+
+
+@njit(cache=True)
+def xy_wing_candidates(first_link, link_set, link_digit, digits, useful):
+    """For the ALS-XY-wings: (pivot, p, q) for every two links p < q of a pivot set (its
+    links are first_link[pivot] to first_link[pivot + 1], each to set link_set[l] by digit
+    link_digit[l]) to sets a < b by different digits x, y, where a and b share a digit
+    other than x and y that some cell could lose (`useful`): the pairs worth listing
+    targets for, pivot by pivot, then p, then q (the numpy code's row-major order)."""
+    pivots = len(first_link) - 1
+    count = 0
+    for rounds in range(2):
+        if rounds == 1:
+            out = np.empty((count, 3), np.int64)
+            count = 0
+        for c in range(pivots):
+            start, stop = first_link[c], first_link[c + 1]
+            for p in range(start, stop):
+                i, x = link_set[p], np.int64(1) << (link_digit[p] - 1)
+                for q in range(start, stop):
+                    j, y = link_set[q], np.int64(1) << (link_digit[q] - 1)
+                    if i >= j or x == y:
+                        continue
+                    if digits[i] & digits[j] & useful[i, j] & ~x & ~y:
+                        if rounds == 1:
+                            out[count, 0] = c
+                            out[count, 1] = p - start
+                            out[count, 2] = q - start
+                        count += 1
+    return out
