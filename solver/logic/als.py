@@ -228,54 +228,55 @@ def _describe(grid: Candidates, s: Als) -> str:
 def als_xz(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
     useful = _useful_ends(grid, g)
-    alone = _lone_ends(grid, g)
-    for i, a in enumerate(g.sets):
-        by_other: dict[int, list[int]] = {}
-        for j, d in g.links[i]:
-            if j > i:
-                by_other.setdefault(j, []).append(d)
-        for j, xs in by_other.items():
-            b = g.sets[j]
-            if len(xs) == 1 and not useful[i, j] & a.digits & b.digits & ~(1 << (xs[0] - 1)):
-                continue  # singly linked, and no cell sees all of a shared digit
-            joins = sum(1 << (x - 1) for x in xs)
-            if len(xs) > 1 and not (
-                useful[i, j] & a.digits & b.digits or (alone[i] | alone[j]) & ~joins
-            ):
-                continue  # doubly linked, and no cell sees all of a digit of one or both
-            gone: set[tuple[int, int]] = set()
-            for z in bits(a.digits & b.digits):
-                if z not in xs or len(xs) > 1:
-                    gone.update(_targets(g, z, a, b))
-            if len(xs) > 1:  # doubly linked: both sets locked
-                both = a.mask | b.mask
-                for s in (a, b):
-                    for z in bits(s.digits):
-                        if z not in xs:
-                            gone.update(e for e in _targets(g, z, s) if not both >> e[0] & 1)
-            if not gone:
-                continue
-            gone_t = tuple(sorted(gone))
-            x = digit_list(grid, xs)
-            if len(xs) > 1:
-                why = (
-                    f"they are joined by both {x} (each can be in only one of them), so both "
-                    "are locked: each digit leaves the cells that see all its places in a set"
-                )
-            else:
-                why = (
-                    f"they cannot both hold {x}, so one of them is locked without it and holds "
-                    "its other digits: a digit of both leaves the cells seeing all its places "
-                    "in both"
-                )
-            yield Step(
-                "ALS-XZ",
-                f"ALS-XZ: {_describe(grid, a)} and {_describe(grid, b)} are almost locked "
-                f"sets; {why}: {elimination_text(grid, gone_t)}",
-                eliminations=gone_t,
-                cells=a.cells + b.cells,
-                digits=tuple(bits(a.digits | b.digits)),
+    alone = np.array(_lone_ends(grid, g), dtype=np.int64)
+    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
+    # the linked pairs that could eliminate something, picked out compiled: most of a
+    # state's pairs cannot (a singly linked pair with no cell seeing all of a shared digit,
+    # a doubly linked one with no cell seeing all of a digit of one or both)
+    pairs = kernel.xz_candidates(
+        g.first_link,
+        np.ascontiguousarray(g.link_table[:, 1]),
+        np.ascontiguousarray(g.link_table[:, 2]),
+        digits,
+        useful,
+        alone,
+    )
+    for i, j in pairs.tolist():
+        a, b = g.sets[i], g.sets[j]
+        xs = [d for k, d in g.links[i] if k == j]
+        gone: set[tuple[int, int]] = set()
+        for z in bits(a.digits & b.digits):
+            if z not in xs or len(xs) > 1:
+                gone.update(_targets(g, z, a, b))
+        if len(xs) > 1:  # doubly linked: both sets locked
+            both = a.mask | b.mask
+            for s in (a, b):
+                for z in bits(s.digits):
+                    if z not in xs:
+                        gone.update(e for e in _targets(g, z, s) if not both >> e[0] & 1)
+        if not gone:
+            continue
+        gone_t = tuple(sorted(gone))
+        x = digit_list(grid, xs)
+        if len(xs) > 1:
+            why = (
+                f"they are joined by both {x} (each can be in only one of them), so both "
+                "are locked: each digit leaves the cells that see all its places in a set"
             )
+        else:
+            why = (
+                f"they cannot both hold {x}, so one of them is locked without it and holds "
+                "its other digits: a digit of both leaves the cells seeing all its places "
+                "in both"
+            )
+        yield Step(
+            "ALS-XZ",
+            f"ALS-XZ: {_describe(grid, a)} and {_describe(grid, b)} are almost locked "
+            f"sets; {why}: {elimination_text(grid, gone_t)}",
+            eliminations=gone_t,
+            cells=a.cells + b.cells,
+            digits=tuple(bits(a.digits | b.digits)),
+        )
 
 
 def als_xy_wings(grid: Candidates) -> Iterator[Step]:

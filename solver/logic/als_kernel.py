@@ -175,3 +175,44 @@ def xy_wing_candidates(first_link, link_set, link_digit, digits, useful):
                             out[count, 2] = q - start
                         count += 1
     return out
+
+
+@njit(cache=True)
+def xz_candidates(first_link, link_set, link_digit, digits, useful, alone):
+    """For ALS-XZ: (a, b), a < b, of every two linked sets that could eliminate something:
+    singly linked (by x), when a cell could lose a digit of both other than x (`useful`);
+    doubly linked, when a cell could lose a digit of both, or a digit other than the
+    links' of one of them alone (`alone`). Set a by set a, then the sets b in the order
+    of a's links (its links are first_link[a] to first_link[a + 1], to set link_set[l] by
+    digit link_digit[l]): the order the pairs were tried in, one by one, in Python."""
+    sets = len(first_link) - 1
+    out = np.empty((len(link_set), 2), np.int64)
+    joins = np.zeros(sets, np.int64)  # digits (bits) linking a to b
+    count = np.zeros(sets, np.int64)
+    order = np.empty(sets, np.int64)
+    n = 0
+    for a in range(sets):
+        m = 0
+        for p in range(first_link[a], first_link[a + 1]):
+            b = link_set[p]
+            if b <= a:
+                continue
+            if count[b] == 0:
+                order[m] = b
+                m += 1
+            count[b] += 1
+            joins[b] |= np.int64(1) << (link_digit[p] - 1)
+        for t in range(m):
+            b = order[t]
+            shared = useful[a, b] & digits[a] & digits[b]
+            if count[b] == 1:
+                worth = (shared & ~joins[b]) != 0
+            else:
+                worth = shared != 0 or ((alone[a] | alone[b]) & ~joins[b]) != 0
+            if worth:
+                out[n, 0] = a
+                out[n, 1] = b
+                n += 1
+            count[b] = 0
+            joins[b] = 0
+    return out[:n]
