@@ -66,8 +66,8 @@ TAILS = 4.0
 def ink_colours(warped_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     """(N, 3) float32 a* and b* (0 = neutral grey) and darkness (`DARKNESS_UNITS`) of the
     ink in each of N boxes (x0, y0, x1, y1 in the warped grid, as `Cells.ink_boxes`; all
-    zero where a cell has none), NaN where there is no ink. The colour grid is converted once however many sets of boxes are
-    asked at once (the cut's and the pen's, stacked).
+    zero where a cell has none), NaN where there is no ink. The colour grid is converted
+    once however many sets of boxes are asked at once (the cut's and the pen's, stacked).
 
     The ink is the cell's isolated blob, its pixels at least 0.6 of
     the darkest one's darkness against the brightest paper in the blob's box, weighted by

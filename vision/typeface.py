@@ -14,8 +14,9 @@ reached 0.97 for 85% of printed digits and 1.9% of hand-written ones, 0.98 for 7
 (2.6% of printed digits were below 0.9), so only a twin counts, never its absence.
 
 Its absence does count where the page shows what its print of that digit looks like: a cell
-the model takes, unsurely, for a printed 7 on a page with two or more sure printed 7s, and
-that looks like none of them, is most likely a hand's 7 (`kinds_unlike_the_print`).
+the model takes, unsurely, for a printed 7 on a page with two or more sure printed 7s and a
+sure hand somewhere, and that looks like none of them, is most likely a hand's 7
+(`kinds_unlike_the_print`).
 
 >>> import numpy as np
 >>> images = np.zeros((81, 28, 28), np.uint8)
