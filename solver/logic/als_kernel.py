@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.logic.reach_kernel import disjoint_and_seeing
+
 
 @njit(cache=True)
 def _members(holders, d):
@@ -42,7 +44,6 @@ def restricted_commons(holders, seen, digits):
     and see all of the other's (a test on the upper triangle, a < b, answering for both
     orders). The pairs are counted first and then written into an array of that size (an
     output array grown as it fills made the whole loop ten times slower)."""
-    width = holders.shape[2]
     every_members = []
     every_linked = []
     total = 0
@@ -54,13 +55,9 @@ def restricted_commons(holders, seen, digits):
             a = members[i]
             for j in range(i + 1, m):
                 b = members[j]
-                clash = False
-                for w in range(width):
-                    # b's places seen by every place of a (and not in a), a's not in b
-                    if (holders[b, d, w] & ~seen[a, d, w]) | (holders[a, d, w] & holders[b, 0, w]):
-                        clash = True
-                        break
-                if not clash:
+                # every place of b seen by every place of a (and the places of each
+                # outside the other set: `seen` holds no cell of its own set)
+                if disjoint_and_seeing(holders[a, d], seen[a, d], holders[b, d], seen[b, d]):
                     linked[i, j] = True
                     linked[j, i] = True
                     total += 2
