@@ -36,7 +36,7 @@ import numpy as np
 from solver.logic import als_kernel as kernel
 from solver.logic.aic import _peer_masks
 from solver.logic.aic import words as _words
-from solver.logic.candidates import Candidates
+from solver.logic.candidates import Candidates, per_geometry
 from solver.logic.memo import Memo
 from solver.logic.step import Step, cell_list, digit_list, elimination_text
 from solver.logic.subsets import bits, digit_masks
@@ -70,23 +70,25 @@ def _bits_of(mask: int) -> list[int]:
     return out
 
 
-def _build(grid: Candidates, cells: tuple[int, ...], union: int, masks, unit: int) -> Als:
-    peers = _peer_masks(grid.geometry)
-    full = (1 << grid.geometry.n_cells) - 1
-    mask = sum(1 << c for c in cells)
-    holders, seen = {}, {}
-    for d in bits(union):
-        h, s = 0, full
-        for c in cells:
-            if masks[c] >> (d - 1) & 1:
-                h |= 1 << c
-                s &= peers[c]
-        holders[d] = h
-        seen[d] = s & ~mask
-    size, n_cells = grid.geometry.size, grid.geometry.n_cells
-    holder_words = _words([mask] + [holders.get(d, 0) for d in range(1, size + 1)], n_cells)
-    seen_words = _words([0] + [seen.get(d, 0) for d in range(1, size + 1)], n_cells)
-    return Als(cells, mask, union, holders, seen, unit, holder_words, seen_words)
+def _unit_built(open_cells, unit: int, found: np.ndarray, holders, seen) -> list[Als]:
+    """The sets `als_kernel.unit_sets` found among a unit's open cells, each with its rows
+    of `als_kernel.set_words` and the same rows as Python ints (the finders' dicts, read
+    off the words' bytes rather than ANDed again cell by cell)."""
+    row = 8 * holders.shape[2]  # bytes a row
+    stride = holders.shape[1] * row  # bytes a set
+    holder_bytes, seen_bytes = holders.tobytes(), seen.tobytes()
+    out = []
+    for s, (chosen, union) in enumerate(found.tolist()):
+        at = s * stride
+        mask = int.from_bytes(holder_bytes[at : at + row], "little")
+        holder_ints, seen_ints = {}, {}
+        for d in bits(union):
+            start = at + d * row
+            holder_ints[d] = int.from_bytes(holder_bytes[start : start + row], "little")
+            seen_ints[d] = int.from_bytes(seen_bytes[start : start + row], "little")
+        cells = tuple(open_cells[i] for i in _bits_of(chosen))
+        out.append(Als(cells, mask, union, holder_ints, seen_ints, unit, holders[s], seen[s]))
+    return out
 
 
 def almost_locked_sets(grid: Candidates) -> list[Als]:
@@ -105,36 +107,27 @@ _UNIT_SETS = Memo(limit=2_000)  # about 70 states of 27 units
 
 
 def _unit_sets(grid: Candidates, u: int, unit, masks) -> list[Als]:
-    """The ALS of one unit, in `_subsets`' order."""
+    """The ALS of one unit, in `als_kernel.unit_sets`' order."""
     g = grid.geometry
 
     def build() -> list[Als]:
         limit = g.size if g.size <= 9 else MAX_CELLS_LARGE
         open_cells = [c for c in unit if masks[c]]
         top = min(limit, len(open_cells) - 1)
-        return [
-            _build(grid, chosen, union, masks, u)
-            for chosen, union in _subsets(open_cells, masks, top, 0, [], 0)
-        ]
+        candidates = np.array([masks[c] for c in open_cells], dtype=np.int64)
+        found = kernel.unit_sets(candidates, top)
+        holders, seen = kernel.set_words(
+            np.array(open_cells, dtype=np.int64), candidates, found, _peer_words(g), g.size
+        )
+        return _unit_built(open_cells, u, found, holders, seen)
 
     return _UNIT_SETS.get(g, (u, tuple(masks[c] for c in unit)), build)
 
 
-def _subsets(cells, masks, top, start, chosen, union):
-    """(cells, digits) of every set of at most `top` of `cells` with one digit more than
-    cells, growing `chosen` from index `start`."""
-    if chosen and union.bit_count() == len(chosen) + 1:
-        yield tuple(chosen), union
-    if len(chosen) == top:
-        return
-    for i in range(start, len(cells)):
-        joined = union | masks[cells[i]]
-        # n cells hold at least as many digits as any of their subsets: more than top + 1
-        # digits can never make an ALS
-        if joined.bit_count() <= top + 1:
-            chosen.append(cells[i])
-            yield from _subsets(cells, masks, top, i + 1, chosen, joined)
-            chosen.pop()
+@per_geometry
+def _peer_words(geometry) -> np.ndarray:
+    """Each cell's peers as a row of 64-bit words."""
+    return _words(_peer_masks(geometry), geometry.n_cells)
 
 
 @dataclass
@@ -515,7 +508,7 @@ def death_blossoms(grid: Candidates) -> Iterator[Step]:
 def _petal_finder(grid: Candidates, g: AlsGraph):
     """petals_of(d, stem): the sets, in order, not holding the stem whose places for d all
     see it (tested on 64-bit words, every set at once)."""
-    peer_words = _words(_peer_masks(grid.geometry), grid.geometry.n_cells)
+    peer_words = _peer_words(grid.geometry)
     mask_words = g.holder_words[:, 0]
     by_digit: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 

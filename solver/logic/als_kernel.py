@@ -213,3 +213,84 @@ def xz_candidates(first_link, link_set, link_digit, digits, useful, alone):
             count[b] = 0
             joins[b] = 0
     return out[:n]
+
+
+@njit(cache=True)
+def unit_sets(candidates, top):
+    """(positions, digits) of every almost locked set among one unit's open cells: sets of
+    at most `top` cells (as bits of their positions in `candidates`, the cells' digit
+    masks) holding one digit more than they have cells. In the order of a depth-first
+    walk that grows each set by a later cell, a set before its extensions; a branch stops
+    once its digits pass top + 1, since adding cells never loses a digit. Compiled, the
+    walk costs less than making the sets' Python tuples did in a recursive generator."""
+    n = candidates.shape[0]
+    found = np.empty((16, 2), np.int64)
+    n_found = 0
+    chosen = np.zeros(max(top, 0) + 1, np.int64)  # the set at each depth, as positions
+    union = np.zeros(max(top, 0) + 1, np.int64)  # its digits
+    following = np.zeros(max(top, 0) + 1, np.int64)  # the next position to try adding
+    depth = 0
+    while depth >= 0:
+        if depth >= top or following[depth] >= n:
+            depth -= 1
+            continue
+        i = following[depth]
+        following[depth] = i + 1
+        joined = union[depth] | candidates[i]
+        n_digits = _bit_count(joined)
+        if n_digits > top + 1:
+            continue
+        depth += 1
+        chosen[depth] = chosen[depth - 1] | (np.int64(1) << i)
+        union[depth] = joined
+        following[depth] = i + 1
+        if n_digits == depth + 1:
+            if n_found == found.shape[0]:
+                bigger = np.empty((2 * n_found, 2), np.int64)
+                bigger[:n_found] = found
+                found = bigger
+            found[n_found, 0] = chosen[depth]
+            found[n_found, 1] = joined
+            n_found += 1
+    return found[:n_found]
+
+
+@njit(cache=True)
+def set_words(cells, candidates, found, peer_words, size):
+    """`Als.holder_words` and `Als.seen_words` of each set `unit_sets` found among `cells`
+    (their cell numbers, `candidates` their digit masks), [set, row, word]: row 0 the
+    set's cells, row d its places for digit d (holders) or the cells outside it seeing
+    every one of them (seen; `peer_words` each cell's peers); 0 for a digit not held."""
+    m, width = found.shape[0], peer_words.shape[1]
+    one = np.uint64(1)
+    holders = np.zeros((m, size + 1, width), np.uint64)
+    seen = np.zeros((m, size + 1, width), np.uint64)
+    for s in range(m):
+        chosen = found[s, 0]
+        for i in range(cells.shape[0]):
+            if (chosen >> i) & 1:
+                c = cells[i]
+                holders[s, 0, c >> 6] |= one << np.uint64(c & 63)
+        for d in range(1, size + 1):
+            if not (found[s, 1] >> (d - 1)) & 1:
+                continue
+            for w in range(width):
+                seen[s, d, w] = ~np.uint64(0)
+            for i in range(cells.shape[0]):
+                if (chosen >> i) & 1 and (candidates[i] >> (d - 1)) & 1:
+                    c = cells[i]
+                    holders[s, d, c >> 6] |= one << np.uint64(c & 63)
+                    for w in range(width):
+                        seen[s, d, w] &= peer_words[c, w]
+            for w in range(width):
+                seen[s, d, w] &= ~holders[s, 0, w]
+    return holders, seen
+
+
+@njit(cache=True, inline="always")
+def _bit_count(x):
+    n = 0
+    while x:
+        x &= x - 1
+        n += 1
+    return n
