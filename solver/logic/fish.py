@@ -51,13 +51,13 @@ def cover_lines(
     """For each base line, the cover lines where digit index d can still go, as a bit mask
     (bit i: the i-th cover line): a fish is a choice of base lines whose masks together
     set few bits."""
-    marks = grid.marks
+    places = grid.marks[:, d].tolist()  # a list reads faster than numpy item by item
     units = grid.geometry.units
     masks = {}
     for u in base:
         where = 0
         for c in units[u]:
-            if marks[c, d]:
+            if places[c]:
                 where |= 1 << cover_of[c]
         masks[u] = where
     return masks
@@ -223,6 +223,10 @@ def _search_finned(grid, d, k, base, cover, cover_of, boxes) -> Iterator[tuple]:
         if union.bit_count() <= k:
             continue  # a plain fish (or less): not finned
         for box, box_cols, crossed in boxes:
+            # the places outside the box's cover lines are never fins, so they alone must
+            # fit in k cover lines (`required` below holds them), and a fin needs the box
+            if (union & ~box_cols).bit_count() > k or not union & box_cols:
+                continue
             required = 0
             for u in rows:
                 required |= spots[u] & ~box_cols if u in crossed else spots[u]
