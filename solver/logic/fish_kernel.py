@@ -160,6 +160,35 @@ def _covers(
 
 
 @njit(cache=True)
+def _coverable(base, base_mask, k, places, kinds, allowed, max_fins, best):
+    """Whether k cover units could hold all but `max_fins` of the base places: the k
+    allowed non-base units holding most of them must hold enough. A cheap bound that
+    spares the cover search most base sets it would find nothing for."""
+    need = _count(base_mask) - max_fins
+    if need <= 0:
+        return True
+    best[:] = 0
+    for u in range(places.shape[0]):
+        if not (allowed >> kinds[u]) & 1:
+            continue
+        in_base = False
+        for i in range(k):
+            if base[i] == u:
+                in_base = True
+        if in_base:
+            continue
+        held = _count(places[u] & base_mask)
+        # keep the k largest, smallest first
+        if held > best[0]:
+            best[0] = held
+            i = 0
+            while i + 1 < k and best[i] > best[i + 1]:
+                best[i], best[i + 1] = best[i + 1], best[i]
+                i += 1
+    return best.sum() >= need
+
+
+@njit(cache=True)
 def digit_fish(
     pool,
     allowed,
@@ -190,6 +219,7 @@ def digit_fish(
     # the cover search's stack: (covered, fins, near, cell, next option, covers) a level
     frames = np.zeros((6, k + max_fins + 2), np.int64)
     covers = np.zeros(k, np.int64)
+    best = np.zeros(k, np.int64)  # `_coverable`'s scratch
     tables = (places, kinds, cell_units, peers, frames, covers)
     depth = 0
     idx[0] = -1
@@ -207,6 +237,8 @@ def digit_fish(
         if depth + 1 == k:
             for i in range(k):
                 base[i] = pool[idx[i]]
+            if not _coverable(base, unions[k], k, places, kinds, allowed, max_fins, best):
+                continue
             out, n_out = _covers(
                 base,
                 unions[k],
