@@ -18,6 +18,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from solver.logic.fish_kernel import _count as _bit_count
 from solver.logic.reach_kernel import disjoint_and_seeing
 
 
@@ -285,12 +286,3 @@ def set_words(cells, candidates, found, peer_words, size):
             for w in range(width):
                 seen[s, d, w] &= ~holders[s, 0, w]
     return holders, seen
-
-
-@njit(cache=True, inline="always")
-def _bit_count(x):
-    n = 0
-    while x:
-        x &= x - 1
-        n += 1
-    return n

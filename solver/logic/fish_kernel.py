@@ -41,6 +41,15 @@ def _lowest(x):
     return i
 
 
+@njit(cache=True, inline="always")
+def _among(units, n, u):
+    """Whether unit u is one of the first n of `units` (a fish's base or covers)."""
+    found = False
+    for i in range(n):
+        found |= units[i] == u
+    return found
+
+
 @njit(cache=True)
 def _family(base_kinds, cover_kinds):
     """The family of a fish from the sets (bit per kind) of its base and cover kinds."""
@@ -135,14 +144,7 @@ def _covers(
             u = cell_units[cell, j]
             if u < 0 or ncov >= k or not (allowed >> kinds[u]) & 1:
                 continue
-            taken = False
-            for i in range(k):
-                if base[i] == u:
-                    taken = True
-            for i in range(ncov):
-                if covers[i] == u:
-                    taken = True
-            if taken:
+            if _among(base, k, u) or _among(covers, ncov, u):
                 continue
             covers[ncov] = u
             covered, fins, near = f_covered[top] | places[u], f_fins[top], f_near[top]
@@ -171,11 +173,7 @@ def _coverable(base, base_mask, k, places, kinds, allowed, max_fins, best):
     for u in range(places.shape[0]):
         if not (allowed >> kinds[u]) & 1:
             continue
-        in_base = False
-        for i in range(k):
-            if base[i] == u:
-                in_base = True
-        if in_base:
+        if _among(base, k, u):
             continue
         held = _count(places[u] & base_mask)
         # keep the k largest, smallest first
