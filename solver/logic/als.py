@@ -218,22 +218,25 @@ def _describe(grid: Candidates, s: Als) -> str:
     return f"{cell_list(grid, s.cells)} ({digits})"
 
 
+def _compiled_links(g) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The ALS graph as the compiled searches read it: each set's first link, every link's
+    other set and digit, and each set's digits as a bit mask."""
+    return (
+        g.first_link,
+        np.ascontiguousarray(g.link_table[:, 1]),
+        np.ascontiguousarray(g.link_table[:, 2]),
+        np.array([s.digits for s in g.sets], dtype=np.int64),
+    )
+
+
 def als_xz(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
     useful = _useful_ends(grid, g)
     alone = np.array(_lone_ends(grid, g), dtype=np.int64)
-    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
     # the linked pairs that could eliminate something, picked out compiled: most of a
     # state's pairs cannot (a singly linked pair with no cell seeing all of a shared digit,
     # a doubly linked one with no cell seeing all of a digit of one or both)
-    pairs = kernel.xz_candidates(
-        g.first_link,
-        np.ascontiguousarray(g.link_table[:, 1]),
-        np.ascontiguousarray(g.link_table[:, 2]),
-        digits,
-        useful,
-        alone,
-    )
+    pairs = kernel.xz_candidates(*_compiled_links(g), useful, alone)
     for i, j in pairs.tolist():
         a, b = g.sets[i], g.sets[j]
         xs = [d for k, d in g.links[i] if k == j]
@@ -275,17 +278,10 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
 def als_xy_wings(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
     useful = _useful_ends(grid, g)
-    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
     said: set[frozenset] = set()
     # (pivot, its link to a, its link to b): digits of both ends, not their links', that
     # a cell could lose
-    candidates = kernel.xy_wing_candidates(
-        g.first_link,
-        np.ascontiguousarray(g.link_table[:, 1]),
-        np.ascontiguousarray(g.link_table[:, 2]),
-        digits,
-        useful,
-    )
+    candidates = kernel.xy_wing_candidates(*_compiled_links(g), useful)
     for c, p, q in candidates.tolist():
         pivot = g.sets[c]
         (i, x), (j, y) = g.links[c][p], g.links[c][q]
