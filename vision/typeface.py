@@ -193,9 +193,11 @@ def kinds_unlike_the_print(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
     cells = [i for i in doubtful if len(references[digit[i]]) >= PRINT_REFERENCES]
     if not cells:
         return kinds
-    flat = glyphs(np.asarray(images))
+    # glyphs only of the cells compared (each costs a component search), not of all 81
+    needed = np.union1d(cells, np.concatenate([references[digit[i]] for i in cells]))
+    flat = dict(zip(needed.tolist(), glyphs(np.asarray(images)[needed]), strict=True))
     likeness = np.array(
-        [single_thread_dot(flat[i : i + 1], flat[references[digit[i]]].T).max() for i in cells]
+        [max(float(flat[i] @ flat[j]) for j in references[digit[i]]) for i in cells]
     )
     low, high = UNLIKE
     for_hand = UNLIKE_ODDS ** np.clip((high - likeness) / (high - low), 0.0, 1.0)
