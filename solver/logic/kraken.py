@@ -192,12 +192,10 @@ def _compiled_fish(grid: Candidates, holding: int, k: int, pool) -> _Fish:
 
 
 def _search(grid: Candidates, holding: int, k: int, pool) -> Iterator[tuple]:
+    """`fish_bodies`' tuples from the Python search, for a digit with more cells than the
+    compiled search takes (`_fish_of` sends the others to `_compiled_fish`)."""
     places, bases = _pool_bases(grid, holding, k, pool)
-    if holding.bit_count() <= kernel.MAX_CELLS:
-        found = _compiled(grid, holding, bases, k, pool)
-    else:
-        found = _python(grid, places, bases, k, pool)
-    for base, covers, fins in found:
+    for base, covers, fins in _python(grid, places, bases, k, pool):
         base_mask = 0
         for u in base:
             base_mask |= places[u]
@@ -207,7 +205,8 @@ def _search(grid: Candidates, holding: int, k: int, pool) -> Iterator[tuple]:
 
 def _compiled(grid: Candidates, holding: int, bases, k: int, pool) -> Iterator[tuple]:
     """The fish of `_python`, from the compiled Franken fish search (`fish_kernel`) run
-    for kraken fish: every fish with a fin, seen from outside or not."""
+    for kraken fish: every fish with a fin, seen from outside or not; in `_python`'s form,
+    for the test that the two searches agree (`_compiled_fish` keeps them as arrays)."""
     cells = _bits_of(holding)
     records, _ = _records(grid, cells, bases, k, pool)
     for row in records.tolist():
