@@ -5,7 +5,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
-from vision.cells import cut_cells
+from vision.cells import cut_cells, with_coloured_ink
 from vision.inkcolour import ink_colours, kinds_by_colour
 from vision.kinds import CLASSES
 
@@ -63,6 +63,29 @@ def test_ink_colours_tell_red_and_blue_pen_from_black_print():
         assert np.abs(printed).max() < 4, printed
         assert (sign * written[:, axis] > 20).all(), written
         assert np.isnan(colours[[1, 44]]).all()  # no ink, no colour
+
+
+def test_red_pen_in_shadow_found_in_colour_is_measured_red():
+    """Red pen in a dim cell is as bright as its paper in grey; only the colour look finds
+    it, and its colour must be taken where that look saw it, not at the darkest grey (the
+    cell's shadowed edge, neutral)."""
+    grid = page((40, 40, 210))
+    row, col = 8, 4
+    x0, y0 = col * CELL + 3, row * CELL + 3
+    grid[y0 : SIDE - 3, x0 : x0 + CELL - 6] = (55, 62, 70)  # a dim cell
+    grid[SIDE - 12 : SIDE - 3, x0 : x0 + CELL - 6] = (30, 34, 38)  # its shadowed edge
+    cv2.putText(
+        grid, "6", (x0 + 10, y0 + 35), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.2, (28, 30, 130), 3
+    )
+    cells = with_coloured_ink(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)))
+    cell = row * 9 + col
+    assert not cells.ink[cell] and cells.pen.ink[cell]
+
+    by_colour = ink_colours(grid, cells.pen.ink_boxes, by_colour=np.ones(81, bool))[cell]
+    by_grey = ink_colours(grid, cells.pen.ink_boxes)[cell]
+
+    assert by_colour[0] > 15 and by_colour[1] > 10, by_colour  # red: a* and b* high
+    assert abs(by_grey[0]) < 5, by_grey  # what the grey core measured: the shadow
 
 
 def test_a_red_entry_taken_for_print_is_read_as_written():

@@ -108,18 +108,24 @@ class Cells:
 # ---------------------------------------------------------------- light
 
 
-def darkness(gray: np.ndarray) -> np.ndarray:
+def darkness(gray: np.ndarray, k: int | None = None) -> np.ndarray:
     """Ink darkness in [0, 1]: 1 - pixel / local paper brightness (per channel for colour).
 
     The paper brightness is a grey closing (max filter then min filter) wider than any
-    stroke, so it follows shadows and gradients but not the ink itself.
+    stroke, so it follows shadows and gradients but not the ink itself; `k`, its width,
+    defaults to a thirtieth of the image (`paper_width`), so pass the whole image's when
+    taking a part of it.
     """
-    side = max(gray.shape)
-    k = max(3, (side // 30) | 1)
+    k = paper_width(gray) if k is None else k
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     paper = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kernel)
     paper = cv2.blur(paper, (k, k)).astype(np.float32) + 1.0
     return np.clip(1.0 - gray.astype(np.float32) / paper, 0.0, 1.0)
+
+
+def paper_width(image: np.ndarray) -> int:
+    """The width of `darkness`'s paper filter for an image: odd, a thirtieth of its side."""
+    return max(3, (max(image.shape[:2]) // 30) | 1)
 
 
 def ink_threshold(dark: np.ndarray) -> float:

@@ -35,6 +35,7 @@ from __future__ import annotations
 import cv2
 import numpy as np
 
+from vision.cells import darkness, paper_width
 from vision.kinds import weigh_print_against_hand
 
 # A cell the model gives at least this much of one kind teaches the photo that kind's ink.
@@ -63,7 +64,9 @@ PEN_SPREADS = 3.0
 TAILS = 4.0
 
 
-def ink_colours(warped_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
+def ink_colours(
+    warped_bgr: np.ndarray, boxes: np.ndarray, by_colour: np.ndarray | None = None
+) -> np.ndarray:
     """(N, 3) float32 a* and b* (0 = neutral grey) and darkness (`DARKNESS_UNITS`) of the
     ink in each of N boxes (x0, y0, x1, y1 in the warped grid, as `Cells.ink_boxes`; all
     zero where a cell has none), NaN where there is no ink. The colour grid is converted
@@ -72,7 +75,10 @@ def ink_colours(warped_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
     The ink is the cell's isolated blob, its pixels at least 0.6 of
     the darkest one's darkness against the brightest paper in the blob's box, weighted by
     darkness: the core of the stroke, where the pen's hue is strongest and the paper's
-    least.
+    least. The boxes `by_colour` marks ((N,) bool) hold ink that the colour look found
+    (`vision.cells.with_coloured_ink`), which can be no darker in grey than its paper (red
+    pen in shadow): their darkness is taken in each box's darkest channel instead, as that
+    look took it, or their core would be the box's shadowed edge, with the paper's hue.
     """
     boxes = np.asarray(boxes)
     out = np.full((len(boxes), HUE + 1), np.nan, np.float32)
@@ -80,11 +86,18 @@ def ink_colours(warped_bgr: np.ndarray, boxes: np.ndarray) -> np.ndarray:
         return out
     gray = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2GRAY)
     lab = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2LAB)
+    by_colour = np.zeros(len(boxes), bool) if by_colour is None else np.asarray(by_colour, bool)
+    width = paper_width(warped_bgr)
     for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x1 - x0 < 2 or y1 - y0 < 2:
             continue
-        box = gray[y0:y1, x0:x1].astype(np.float32)
-        dark = 1.0 - box / (box.max() + 1.0)  # the blob's box holds paper between strokes
+        if by_colour[i]:  # each channel against its paper, around the box as on the page
+            top, left = max(0, y0 - width), max(0, x0 - width)
+            around = warped_bgr[top : y1 + width, left : x1 + width]
+            dark = darkness(around, width).max(axis=2)[y0 - top : y1 - top, x0 - left : x1 - left]
+        else:
+            box = gray[y0:y1, x0:x1].astype(np.float32)
+            dark = 1.0 - box / (box.max() + 1.0)  # the blob's box holds paper between strokes
         core = dark >= 0.6 * dark.max()
         if dark.max() <= 0.05 or core.sum() < 4:
             continue

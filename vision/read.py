@@ -252,7 +252,8 @@ def read_located(
         # turned cells' boxes stay in the unturned colour grid's coordinates
         turned = cells.rotated(k)
         boxes = np.concatenate([turned.ink_boxes, turned.pen.ink_boxes])
-        colours, pen_colours = np.split(ink_colours(color, boxes), 2)
+        by_colour = np.repeat([False, True], 81)  # the pen's boxes: ink found in colour
+        colours, pen_colours = np.split(ink_colours(color, boxes, by_colour), 2)
         kinds = weighed_by_page(kinds, colours, turned.images)
         # digits found in colour alone, in the page's pen: read again with them in view
         joining = pen_ink(kinds, colours, turned.pen.ink, pen_colours)
