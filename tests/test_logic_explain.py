@@ -200,3 +200,37 @@ def test_text_of_a_stuck_puzzle_says_how_far_logic_got():
     assert f"filled {e.logic_filled} of {e.empty_at_start} empty cells" in text
     assert f"where logic stopped: {e.to_json()['logic_progress']['grid']}" in text
     assert "[guess]" in text
+
+
+def test_single_digit_finders_remembered_by_digit_say_what_a_fresh_search_says():
+    """Fish, colourings, skyscrapers and empty rectangles keep each digit's steps by its
+    places (`memo.by_digit`): along an explanation, every state's steps (some digits
+    remembered, some searched) are those of a search from nothing, in the same order,
+    with the same words."""
+    from solver.grid import parse
+    from solver.logic import chains, fish, single_digit
+    from solver.logic.explain import TECHNIQUES
+
+    names = {
+        "X-wing", "swordfish", "jellyfish", "skyscraper", "two-string kite", "turbot fish",
+        "empty rectangle", "finned X-wing", "finned swordfish", "finned jellyfish",
+        "simple colouring", "multi-colours",
+    }  # fmt: skip
+    finders = [(n, t) for n, t in TECHNIQUES if n in names]
+    memos = (fish._BY_DIGIT, chains._BY_DIGIT, single_digit._BY_DIGIT, single_digit._FOUND)
+
+    def said(grid):
+        return [(s.technique, s.text, s.eliminations) for _, t in finders for s in t(grid)]
+
+    e = explain(
+        parse("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........"),
+        keep_snapshots=True,
+    )
+    checked = 0
+    for grid in e.snapshots[::3]:
+        remembered = said(grid)
+        for memo in memos:
+            memo.clear()
+        assert remembered == said(grid)
+        checked += bool(remembered)
+    assert checked

@@ -95,7 +95,7 @@ def test_remembered_digit_searches_give_what_a_fresh_search_gives():
     for grid in e.snapshots[::4]:
         for k in (2, 3):
             remembered = said(grid, k)
-            fish_module._FOUND.clear()
+            fish_module._BY_DIGIT.clear()
             assert remembered == said(grid, k)
             checked += bool(remembered)
     assert checked

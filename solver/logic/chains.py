@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.logic.candidates import Candidates
+from solver.logic.memo import Memo, by_digit
 from solver.logic.step import Step, cell_list, elimination_text
 from solver.logic.wings import strong_links
 
@@ -52,47 +53,54 @@ def _colourings(graph: dict[int, list[int]]) -> Iterator[tuple[list[int], list[i
         yield classes
 
 
+# Colourings are of one digit each: each digit's steps are remembered by its places.
+_BY_DIGIT = Memo(limit=2_000)
+
+
 def simple_colouring(grid: Candidates) -> Iterator[Step]:
+    return by_digit(_BY_DIGIT, grid, "simple colouring", _simple_colouring)
+
+
+def _simple_colouring(grid: Candidates, digit: int) -> Iterator[Step]:
     sees = grid.layout.sees
-    for digit in range(1, grid.geometry.size + 1):
-        graph = _conjugate_graph(grid, digit)
-        sym = grid.symbol(digit)
-        for on, off in _colourings(graph):
-            if len(on) + len(off) < 3:
-                continue
-            for same, other in ((on, off), (off, on)):
-                clash = [(a, b) for i, a in enumerate(same) for b in same[i + 1 :] if sees[a, b]]
-                if clash:
-                    a, b = clash[0]
-                    gone = tuple((c, digit) for c in same)
-                    yield Step(
-                        "simple colouring",
-                        f"colour wrap on {sym}: colouring the cells joined by pairs of "
-                        f"{sym} alternately, {grid.name(a)} and {grid.name(b)} get the same "
-                        f"colour but see each other, so that colour is false: "
-                        f"{elimination_text(grid, gone)}",
-                        eliminations=gone,
-                        cells=tuple(same + other),
-                        digits=(digit,),
-                    )
-                    break
-            seen_on = sees[on].any(axis=0)
-            seen_off = sees[off].any(axis=0)
-            trapped = seen_on & seen_off & grid.marks[:, digit - 1]
-            # a cell of another cluster can be trapped too: only this one's are spared
-            cluster = set(on) | set(off)
-            gone = tuple((int(c), digit) for c in np.flatnonzero(trapped) if c not in cluster)
-            if gone:
+    graph = _conjugate_graph(grid, digit)
+    sym = grid.symbol(digit)
+    for on, off in _colourings(graph):
+        if len(on) + len(off) < 3:
+            continue
+        for same, other in ((on, off), (off, on)):
+            clash = [(a, b) for i, a in enumerate(same) for b in same[i + 1 :] if sees[a, b]]
+            if clash:
+                a, b = clash[0]
+                gone = tuple((c, digit) for c in same)
                 yield Step(
                     "simple colouring",
-                    f"colour trap on {sym}: colouring the cells joined by pairs of {sym} "
-                    f"alternately ({cell_list(grid, on)} against {cell_list(grid, off)}), one "
-                    f"colour is true; a cell seeing both colours cannot be {sym}: "
+                    f"colour wrap on {sym}: colouring the cells joined by pairs of "
+                    f"{sym} alternately, {grid.name(a)} and {grid.name(b)} get the same "
+                    f"colour but see each other, so that colour is false: "
                     f"{elimination_text(grid, gone)}",
                     eliminations=gone,
-                    cells=tuple(on + off),
+                    cells=tuple(same + other),
                     digits=(digit,),
                 )
+                break
+        seen_on = sees[on].any(axis=0)
+        seen_off = sees[off].any(axis=0)
+        trapped = seen_on & seen_off & grid.marks[:, digit - 1]
+        # a cell of another cluster can be trapped too: only this one's are spared
+        cluster = set(on) | set(off)
+        gone = tuple((int(c), digit) for c in np.flatnonzero(trapped) if c not in cluster)
+        if gone:
+            yield Step(
+                "simple colouring",
+                f"colour trap on {sym}: colouring the cells joined by pairs of {sym} "
+                f"alternately ({cell_list(grid, on)} against {cell_list(grid, off)}), one "
+                f"colour is true; a cell seeing both colours cannot be {sym}: "
+                f"{elimination_text(grid, gone)}",
+                eliminations=gone,
+                cells=tuple(on + off),
+                digits=(digit,),
+            )
 
 
 def multi_colours(grid: Candidates) -> Iterator[Step]:
@@ -104,32 +112,35 @@ def multi_colours(grid: Candidates) -> Iterator[Step]:
     - type 2: a cell of a sees a cell of b and one of b' (either b or b' is true), so a is
       false: the digit leaves every cell of a.
     """
+    return by_digit(_BY_DIGIT, grid, "multi-colours", _multi_colours)
+
+
+def _multi_colours(grid: Candidates, digit: int) -> Iterator[Step]:
     sees = grid.layout.sees
-    for digit in range(1, grid.geometry.size + 1):
-        clusters = list(_colourings(_conjugate_graph(grid, digit)))
-        sym = grid.symbol(digit)
-        column = grid.marks[:, digit - 1]
-        for i, first in enumerate(clusters):
-            for j, second in enumerate(clusters):
-                if i == j:
-                    continue
-                for a in first:
-                    seen_a = sees[a].any(axis=0)
-                    if seen_a[second[0]].any() and seen_a[second[1]].any():
-                        gone = tuple((c, digit) for c in a)
-                        yield Step(
-                            "multi-colours",
-                            f"multi-colours (type 2) on {sym}: {cell_list(grid, a)} (one "
-                            f"colour of a cluster of conjugate pairs) see both colours of "
-                            f"another ({cell_list(grid, second[0])} against "
-                            f"{cell_list(grid, second[1])}), one of which is true, so their "
-                            f"colour is false: {elimination_text(grid, gone)}",
-                            eliminations=gone,
-                            cells=tuple(a + second[0] + second[1]),
-                            digits=(digit,),
-                        )
-                if j > i:
-                    yield from _multi_colours_1(grid, digit, column, first, second)
+    clusters = list(_colourings(_conjugate_graph(grid, digit)))
+    sym = grid.symbol(digit)
+    column = grid.marks[:, digit - 1]
+    for i, first in enumerate(clusters):
+        for j, second in enumerate(clusters):
+            if i == j:
+                continue
+            for a in first:
+                seen_a = sees[a].any(axis=0)
+                if seen_a[second[0]].any() and seen_a[second[1]].any():
+                    gone = tuple((c, digit) for c in a)
+                    yield Step(
+                        "multi-colours",
+                        f"multi-colours (type 2) on {sym}: {cell_list(grid, a)} (one "
+                        f"colour of a cluster of conjugate pairs) see both colours of "
+                        f"another ({cell_list(grid, second[0])} against "
+                        f"{cell_list(grid, second[1])}), one of which is true, so their "
+                        f"colour is false: {elimination_text(grid, gone)}",
+                        eliminations=gone,
+                        cells=tuple(a + second[0] + second[1]),
+                        digits=(digit,),
+                    )
+            if j > i:
+                yield from _multi_colours_1(grid, digit, column, first, second)
 
 
 def _multi_colours_1(grid, digit, column, first, second) -> Iterator[Step]:

@@ -16,10 +16,12 @@ disjoint, which rows (or columns) of one grid always are.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import partial
 from itertools import combinations
 
 from solver.geometry import Geometry
 from solver.logic.candidates import Candidates, layout, per_geometry
+from solver.logic.memo import Memo, by_digit
 from solver.logic.step import Step, cell_list, elimination_text
 
 FISH_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
@@ -63,47 +65,55 @@ def cover_lines(
     return masks
 
 
+# A digit's fish, finned or not, depend only on where that digit can still go (and the
+# board and its symbols, for the sentence): each digit's search is remembered by its places.
+_BY_DIGIT = Memo(limit=5_000)  # about 45 states of 108 searches (2 orientations, 9 digits, 6 kinds)
+
+
 def fish(grid: Candidates, k: int) -> Iterator[Step]:
     """Fish of size k for every digit, grid and orientation."""
+    for f in range(len(line_families(grid.geometry))):
+        yield from by_digit(_BY_DIGIT, grid, ("fish", f, k), partial(_digit_fish, f=f, k=k))
+
+
+def _digit_fish(grid: Candidates, digit: int, f: int, k: int) -> Iterator[Step]:
     units = grid.geometry.units
     marks = grid.marks
     name = FISH_NAMES[k]
-    for base, cover, cover_of in line_families(grid.geometry):
-        for d in range(grid.geometry.size):
-            spots = {
-                u: where
-                for u, where in cover_lines(grid, d, base, cover_of).items()
-                if 2 <= where.bit_count() <= k
-            }
-            if len(spots) < k:
-                continue
-            for rows in combinations(spots, k):
-                covered = 0
-                for u in rows:
-                    covered |= spots[u]
-                if covered.bit_count() != k:
-                    continue
-                cols = [cover[i] for i in range(len(cover)) if covered >> i & 1]
-                in_base = {c for u in rows for c in units[u]}
-                gone = tuple(
-                    (c, d + 1) for v in cols for c in units[v] if marks[c, d] and c not in in_base
-                )
-                if not gone:
-                    continue
-                fins = [c for u in rows for c in units[u] if marks[c, d]]
-                sym = grid.symbol(d + 1)
-                base_names = ", ".join(grid.unit_name(u) for u in rows)
-                cover_names = ", ".join(grid.unit_name(v) for v in cols)
-                yield Step(
-                    name,
-                    f"{name} on {sym}: in {base_names} the {sym}s can only go in "
-                    f"{cover_names} ({cell_list(grid, fins)}); each of those lines gets its "
-                    f"{sym} there, so the rest of them cannot: {elimination_text(grid, gone)}",
-                    eliminations=gone,
-                    cells=tuple(fins),
-                    units=tuple(rows) + tuple(cols),
-                    digits=(d + 1,),
-                )
+    base, cover, cover_of = line_families(grid.geometry)[f]
+    d = digit - 1
+    spots = {
+        u: where
+        for u, where in cover_lines(grid, d, base, cover_of).items()
+        if 2 <= where.bit_count() <= k
+    }
+    if len(spots) < k:
+        return
+    for rows in combinations(spots, k):
+        covered = 0
+        for u in rows:
+            covered |= spots[u]
+        if covered.bit_count() != k:
+            continue
+        cols = [cover[i] for i in range(len(cover)) if covered >> i & 1]
+        in_base = {c for u in rows for c in units[u]}
+        gone = tuple((c, d + 1) for v in cols for c in units[v] if marks[c, d] and c not in in_base)
+        if not gone:
+            continue
+        fins = [c for u in rows for c in units[u] if marks[c, d]]
+        sym = grid.symbol(d + 1)
+        base_names = ", ".join(grid.unit_name(u) for u in rows)
+        cover_names = ", ".join(grid.unit_name(v) for v in cols)
+        yield Step(
+            name,
+            f"{name} on {sym}: in {base_names} the {sym}s can only go in "
+            f"{cover_names} ({cell_list(grid, fins)}); each of those lines gets its "
+            f"{sym} there, so the rest of them cannot: {elimination_text(grid, gone)}",
+            eliminations=gone,
+            cells=tuple(fins),
+            units=tuple(rows) + tuple(cols),
+            digits=(d + 1,),
+        )
 
 
 FINNED_NAMES = {2: "X-wing", 3: "swordfish", 4: "jellyfish"}
@@ -179,32 +189,16 @@ def _finned_fish(grid: Candidates, k: int) -> Iterator[tuple]:
     base lines' places once k cover lines hold all the places outside that box.
     """
     for f in range(len(line_families(grid.geometry))):
-        for d in range(grid.geometry.size):
-            yield from _digit_finned_fish(grid, f, d, k)
+        search = partial(_digit_finned_fish, f=f, k=k)
+        yield from by_digit(_BY_DIGIT, grid, ("finned", f, k), search)
 
 
-# A digit's finned fish depend only on where that digit can still go (and the board and
-# its symbols, for the sentence): between two states of one explanation most digits'
-# places are unchanged, so each digit's search is remembered, keyed by the geometry's
-# identity and kept beside it.
-_FOUND: dict[tuple, tuple] = {}
-MAX_FOUND = 5_000  # about 90 states of 54 searches (2 orientations, 9 digits, 3 sizes)
-
-
-def _digit_finned_fish(grid: Candidates, f: int, d: int, k: int) -> list[tuple]:
-    """`_finned_fish`'s answers for line family `f` and digit index d."""
+def _digit_finned_fish(grid: Candidates, digit: int, f: int, k: int) -> Iterator[tuple]:
+    """`_finned_fish`'s answers for line family `f` and one digit."""
     g = grid.geometry
-    key = (id(g), grid.alphabet, f, d, k, grid.marks[:, d].tobytes())
-    hit = _FOUND.get(key)
-    if hit is not None and hit[0] is g:
-        return hit[1]
     base, cover, cover_of = line_families(g)[f]
     boxes = _fin_boxes(g)[f]
-    found = list(_search_finned(grid, d, k, base, cover, cover_of, boxes))
-    if len(_FOUND) > MAX_FOUND:
-        _FOUND.clear()
-    _FOUND[key] = (g, found)
-    return found
+    return _search_finned(grid, digit - 1, k, base, cover, cover_of, boxes)
 
 
 def _search_finned(grid, d, k, base, cover, cover_of, boxes) -> Iterator[tuple]:

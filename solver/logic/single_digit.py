@@ -28,7 +28,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from solver.logic.candidates import Candidates
-from solver.logic.memo import Memo
+from solver.logic.memo import Memo, by_digit
 from solver.logic.step import Step, cell_list, elimination_text
 from solver.logic.wings import strong_links
 
@@ -60,29 +60,36 @@ def _once_per_state(grid: Candidates, what: str, find) -> list:
     return _FOUND.get(grid.geometry, key, lambda: list(find(grid)))
 
 
+# Each digit's chains and empty rectangles, remembered by the digit's places.
+_BY_DIGIT = Memo(limit=2_000)
+
+
 def _turbots(grid: Candidates) -> Iterator[tuple]:
     """(name, digit, chain, units, eliminations) of every two-strong-link chain on every
     digit, named by its shape."""
+    return by_digit(_BY_DIGIT, grid, "turbots", _digit_turbots)
+
+
+def _digit_turbots(grid: Candidates, digit: int) -> Iterator[tuple]:
     sees = grid.layout.sees
     kind = grid.layout.kind
-    for digit in range(1, grid.geometry.size + 1):
-        links = strong_links(grid, digit)
-        column = grid.marks[:, digit - 1]
-        for i, (u1, a1, b1) in enumerate(links):
-            for u2, a2, b2 in links[i + 1 :]:
-                if {a1, b1} & {a2, b2}:
-                    continue
-                for x, y in ((a1, b1), (b1, a1)):
-                    for p, q in ((a2, b2), (b2, a2)):
-                        if not sees[y, p]:
-                            continue
-                        both = sees[x] & sees[q] & column
-                        both[[x, y, p, q]] = False
-                        gone = tuple((int(c), digit) for c in np.flatnonzero(both))
-                        if not gone:
-                            continue
-                        name = _kind_name(kind[u1], kind[u2], _shared_kinds(grid, y, p))
-                        yield name, digit, (x, y, p, q), (u1, u2), gone
+    links = strong_links(grid, digit)
+    column = grid.marks[:, digit - 1]
+    for i, (u1, a1, b1) in enumerate(links):
+        for u2, a2, b2 in links[i + 1 :]:
+            if {a1, b1} & {a2, b2}:
+                continue
+            for x, y in ((a1, b1), (b1, a1)):
+                for p, q in ((a2, b2), (b2, a2)):
+                    if not sees[y, p]:
+                        continue
+                    both = sees[x] & sees[q] & column
+                    both[[x, y, p, q]] = False
+                    gone = tuple((int(c), digit) for c in np.flatnonzero(both))
+                    if not gone:
+                        continue
+                    name = _kind_name(kind[u1], kind[u2], _shared_kinds(grid, y, p))
+                    yield name, digit, (x, y, p, q), (u1, u2), gone
 
 
 def _turbot_step(grid, name, digit, chain, units, gone) -> Step:
@@ -125,29 +132,32 @@ def empty_rectangles(grid: Candidates) -> Iterator[Step]:
 
 
 def _empty_rectangles(grid: Candidates) -> Iterator[Step]:
+    if "box" not in grid.layout.kind:
+        return iter(())
+    return by_digit(_BY_DIGIT, grid, "empty rectangles", _digit_empty_rectangles)
+
+
+def _digit_empty_rectangles(grid: Candidates, digit: int) -> Iterator[Step]:
     g = grid.geometry
     kind = grid.layout.kind
     pos = g.positions
     boxes = [u for u, k in enumerate(kind) if k == "box"]
-    if not boxes:
-        return
-    for digit in range(1, g.size + 1):
-        column = grid.marks[:, digit - 1]
-        links = [(u, a, b) for u, a, b in strong_links(grid, digit) if kind[u] in ("row", "column")]
-        for box in boxes:
-            spots = [c for c in g.units[box] if column[c]]
-            if len(spots) < 2:
-                continue
-            rows = {pos[c][0] for c in spots}
-            cols = {pos[c][1] for c in spots}
-            box_cells = set(g.units[box])
-            for r in sorted(rows):
-                for c in sorted(cols):
-                    if any(pos[s][0] != r and pos[s][1] != c for s in spots):
-                        continue
-                    if len(rows) == 1 or len(cols) == 1:
-                        continue  # all on one line: locked candidates, not a rectangle
-                    yield from _er_steps(grid, digit, box, box_cells, r, c, links, spots)
+    column = grid.marks[:, digit - 1]
+    links = [(u, a, b) for u, a, b in strong_links(grid, digit) if kind[u] in ("row", "column")]
+    for box in boxes:
+        spots = [c for c in g.units[box] if column[c]]
+        if len(spots) < 2:
+            continue
+        rows = {pos[c][0] for c in spots}
+        cols = {pos[c][1] for c in spots}
+        box_cells = set(g.units[box])
+        for r in sorted(rows):
+            for c in sorted(cols):
+                if any(pos[s][0] != r and pos[s][1] != c for s in spots):
+                    continue
+                if len(rows) == 1 or len(cols) == 1:
+                    continue  # all on one line: locked candidates, not a rectangle
+                yield from _er_steps(grid, digit, box, box_cells, r, c, links, spots)
 
 
 def _er_steps(grid, digit, box, box_cells, r, c, links, spots) -> Iterator[Step]:
