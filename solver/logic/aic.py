@@ -43,7 +43,7 @@ import numpy as np
 
 from solver.logic.candidates import Candidates, per_geometry
 from solver.logic.memo import Memo
-from solver.logic.reach_kernel import search_levels, seeing_pairs
+from solver.logic.reach_kernel import chain_ends, search_levels, seeing_pairs
 from solver.logic.step import Step, cell_list, elimination_text
 
 MAX_LINKS = 20
@@ -64,6 +64,9 @@ class Graph:
     strong_found: np.ndarray  # (k, 2) node pairs
     weak_found: np.ndarray
     groups: bool
+    # [node, word]: the cells seeing every cell of the node (64-bit words), as the weak
+    # links were found with them; a chain's ends eliminate among them
+    seen: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.uint64))
     # strong links that hold only through an almost locked set, for the sentence and for a
     # continuous loop's eliminations: node pairs (a < b) as a * len(nodes) + b, ascending,
     # each with its set (an index into `als_sets`, each set's cells and digits as bits)
@@ -149,7 +152,8 @@ def build_graph(
     als_pairs, als_owner, als_sets = _add_als(grid, index) if als else no_als
     strong.append(als_pairs)
     nodes = list(index)
-    weak.append(_seeing_pairs(grid, nodes))
+    seeing, seen = _seeing_pairs(grid, nodes)
+    weak.append(seeing)
     if conjugates:
         if groups:
             conjugate = _conjugate_links(grid, index)
@@ -158,7 +162,7 @@ def build_graph(
         strong.append(conjugate)
         weak.append(conjugate)
     strong_found, weak_found = np.concatenate(strong), np.concatenate(weak)
-    graph = Graph(nodes, strong_found, weak_found, groups)
+    graph = Graph(nodes, strong_found, weak_found, groups, seen)
     if len(als_pairs):
         # a conjugate pair or a two-candidate cell is a stronger reason for the same link
         size = len(nodes)
@@ -184,10 +188,11 @@ def _in_cell_links(cell_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return _pair_array(within), _pair_array(bivalue)
 
 
-def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
+def _seeing_pairs(grid: Candidates, nodes) -> tuple[np.ndarray, np.ndarray]:
     """Weak links on one digit: disjoint nodes whose cells all see each other (cell sets as
     64-bit words, every pair tested compiled: `reach_kernel.seeing_pairs`), digit by digit
-    in the order the digits first appear, then node order."""
+    in the order the digits first appear, then node order; and each node's cells seeing
+    all of it, as words."""
     g = grid.geometry
     shapes = _node_shapes(g)
     member_masks, seen_masks = [], []
@@ -203,7 +208,7 @@ def _seeing_pairs(grid: Candidates, nodes) -> np.ndarray:
     digits = np.array([d for _, d in nodes], dtype=np.int64)
     _, first = np.unique(digits, return_index=True)
     found = seeing_pairs(member, seen, digits, digits[np.sort(first)])
-    return found.astype(np.intp)
+    return found.astype(np.intp), seen
 
 
 @per_geometry
@@ -395,15 +400,8 @@ class Reach:
     @cached_property
     def dist(self) -> np.ndarray:
         """dist[start literal, target literal]: the levels as one matrix, unpacked only
-        where a finder reads more than the chain ends (loops, kraken fish)."""
+        where a finder reads more than the chain ends (continuous loops, kraken fish)."""
         return _levels(self.planes, 2 * len(self.graph.nodes))
-
-    @cached_property
-    def false_to_true(self) -> np.ndarray:
-        """dist[n:, :n] ([s false, t true]: not s => t), the quarter of the matrix a
-        chain's ends are read from, unpacked alone (a quarter of the work)."""
-        n = len(self.graph.nodes)
-        return _levels(self.planes[:, n:], n)
 
     def levels_at(self, starts: np.ndarray, targets: np.ndarray) -> np.ndarray:
         """dist[starts, targets], read off the bit planes pair by pair."""
@@ -563,13 +561,7 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
         return
     found = []
     if "ends" in kinds:
-        sub = r.false_to_true  # [false start s, true target t]: not s => t
-        s_idx, t_idx = np.nonzero(sub)
-        digits = np.array([d for _, d in nodes])
-        same = (digits[s_idx] == digits[t_idx]) & (s_idx != t_idx)
-        found.extend(_end_eliminations(grid, r, s_idx[same], t_idx[same]))
-        other = digits[s_idx] != digits[t_idx]
-        found.extend(_two_digit_ends(grid, r, s_idx[other], t_idx[other]))
+        found.extend(_chain_ends(grid, r))
     if "loop" in kinds:
         every = np.arange(n)
         to_false = r.levels_at(every, n + every).tolist()  # s => not s
@@ -596,61 +588,57 @@ def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) 
             yield item
 
 
-def _end_eliminations(grid: Candidates, r: Reach, a: np.ndarray, b: np.ndarray) -> list:
-    """Type 1: a chain from "a false" to "b true" on one digit clears it from every cell
-    seeing both ends (cell sets as 64-bit words: each node's cells seeing all of it and
-    holding its digit, ANDed pair by pair)."""
+def _chain_ends(grid: Candidates, r: Reach) -> list:
+    """The conclusions of a chain from "s false" to "t true" (not s => t: s or t is true),
+    the pairs picked out compiled off the search's bit planes (`reach_kernel.chain_ends`):
+
+    - type 1, one digit: a cell seeing both ends cannot hold it;
+    - type 2, digits x and y, single cells A and B: in one cell, it holds x or y; in
+      cells that see each other, neither holds the other's digit.
+
+    Type 1 first, then type 2, each in the order of s, then t."""
     nodes = r.graph.nodes
     n = len(nodes)
-    g = grid.geometry
-    peers = _peer_masks(g)
-    holding = [
-        int.from_bytes(np.packbits(column, bitorder="little").tobytes(), "little")
-        for column in grid.marks.T
-    ]
-    full = (1 << g.n_cells) - 1
-    targets = []
-    for cells, d in nodes:
-        seen = full
-        for c in cells:
-            seen &= peers[c]
-        targets.append(seen & holding[d - 1])
-    hit = words(targets, g.n_cells)
-    both = hit[a] & hit[b]
-    found = []
-    for k in np.flatnonzero(both.any(axis=1)).tolist():
-        d = nodes[a[k]][1]
-        cells = np.flatnonzero(np.unpackbits(both[k].view(np.uint8), bitorder="little"))
-        gone = tuple((int(c), d) for c in cells)
-        found.append((int(r.false_to_true[a[k], b[k]]), n + a[k], b[k], (), gone, "ends"))
-    return found
-
-
-def _two_digit_ends(grid: Candidates, r: Reach, s_idx: np.ndarray, t_idx: np.ndarray) -> list:
-    """Type 2: a chain from "x in A false" to "y in B true" (x not y, single cells): in
-    one cell, it holds x or y; in cells that see each other, neither holds the other's
-    digit."""
-    nodes = r.graph.nodes
-    n = len(nodes)
-    marks, sees = grid.marks, grid.layout.sees
+    marks = grid.marks
+    digit = np.array([d for _, d in nodes], dtype=np.int64)
+    cell = np.array([cells[0] for cells, _ in nodes], dtype=np.int64)
     single = np.array([len(cells) == 1 for cells, _ in nodes], dtype=bool)
-    cell = np.array([cells[0] for cells, _ in nodes], dtype=np.intp)
-    digit = np.array([d for _, d in nodes], dtype=np.intp)
-    keep = single[s_idx] & single[t_idx]
-    s_idx, t_idx = s_idx[keep], t_idx[keep]
-    A, B, x, y = cell[s_idx], cell[t_idx], digit[s_idx], digit[t_idx]
-    in_one = (A == B) & (marks[A].sum(axis=1) > 2)
-    seeing = (A != B) & sees[A, B] & (marks[A, y - 1] | marks[B, x - 1])
+    # each node's cells seeing all of it and holding its digit
+    hit = r.graph.seen & _holding_words(marks)[digit - 1]
+    args = (r.planes, n, digit, hit, single, cell, marks.sum(axis=1), marks, grid.layout.sees)
+    room = (256, 256)
+    while True:
+        ends = np.empty((room[0], 3), dtype=np.int64)
+        ends_hit = np.empty((room[0], hit.shape[1]), dtype=np.uint64)
+        others = np.empty((room[1], 3), dtype=np.int64)
+        counts = chain_ends(*args, ends, ends_hit, others)
+        if counts[0] <= room[0] and counts[1] <= room[1]:
+            break
+        room = counts  # a second run, with room for every row
+    ends, ends_hit, others = ends[: counts[0]], ends_hit[: counts[0]], others[: counts[1]]
     found = []
-    for k in np.flatnonzero(in_one | seeing).tolist():
-        s, t = int(s_idx[k]), int(t_idx[k])
-        a, b, dx, dy = int(A[k]), int(B[k]), int(x[k]), int(y[k])
+    for (s, t, level), words in zip(ends.tolist(), ends_hit, strict=True):
+        d = nodes[s][1]
+        cells = np.flatnonzero(np.unpackbits(words.view(np.uint8), bitorder="little"))
+        gone = tuple((int(c), d) for c in cells)
+        found.append((level, n + s, t, (), gone, "ends"))
+    for s, t, level in others.tolist():
+        a, b, dx, dy = int(cell[s]), int(cell[t]), int(digit[s]), int(digit[t])
         if a == b:
             gone = tuple((a, e) for e in grid.digits_of(a) if e not in (dx, dy))
         else:
             gone = tuple(p for p in ((a, dy), (b, dx)) if marks[p[0], p[1] - 1])
-        found.append((int(r.false_to_true[s, t]), n + s, t, (), gone, "ends2"))
+        found.append((level, n + s, t, (), gone, "ends2"))
     return found
+
+
+def _holding_words(marks: np.ndarray) -> np.ndarray:
+    """[digit - 1, word]: the cells holding each digit, as 64-bit words."""
+    n_cells, size = marks.shape
+    width = -(-n_cells // 64)
+    padded = np.zeros((size, 64 * width), dtype=bool)
+    padded[:, :n_cells] = marks.T
+    return np.packbits(padded, axis=1, bitorder="little").view(np.uint64)
 
 
 def _loops_through(r: Reach, node: int) -> Iterator[list[tuple[int, str]]]:

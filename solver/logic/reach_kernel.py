@@ -100,3 +100,91 @@ def seeing_pairs(member, seen, digits, order):
                     out[n_out, 1] = y
                     n_out += 1
     return out[:n_out]
+
+
+@njit(cache=True)
+def _level(planes, row, w, bit):
+    """The level of a pair, read off its bits across the planes."""
+    level = 0
+    for b in range(planes.shape[0]):
+        if (planes[b, row, w] >> np.uint64(bit)) & np.uint64(1):
+            level |= 1 << b
+    return level
+
+
+@njit(cache=True)
+def chain_ends(planes, n, digit, hit, single, cell, count, marks, sees, ends, ends_hit, others):
+    """The ends of every chain of three links or more from "s false" to "t true" (s and t
+    nodes) that eliminate something, pair by pair in the order of s, then t:
+
+    - same digit (s not t): the cells seeing both ends and holding the digit (`hit[x]`:
+      those seeing all of node x and holding its digit) are not empty: rows (s, t,
+      level) of `ends`, and those cells as a row of words of `ends_hit`;
+    - different digits, single cells A and B (`single`, `cell`): in one cell with more
+      than the two digits (`count`), or in cells that see each other where one holds the
+      other's digit (`marks`, `sees`): rows (s, t, level) of `others`.
+
+    `planes` are the search's bit planes (`search_levels`): start literal n + s is "s
+    false", target literal t < n is "t true". Rows beyond the arrays' lengths are counted,
+    not written (growing the arrays inside the loop made it ten times slower): returns
+    how many of each there are, so the caller can run it again with room for all."""
+    width = planes.shape[2]
+    cell_width = hit.shape[1]
+    n_ends, n_others = 0, 0
+    for s in range(n):
+        row = n + s
+        for w in range(min(width, (n + 63) // 64)):
+            reached = planes[0, row, w]
+            for b in range(1, planes.shape[0]):
+                reached |= planes[b, row, w]
+            while reached:
+                low = reached & (~reached + np.uint64(1))
+                reached ^= low
+                bit = _bit_index(low)
+                t = w * 64 + bit
+                if t >= n:
+                    break
+                if digit[s] == digit[t]:
+                    if s == t:
+                        continue
+                    some = False
+                    for v in range(cell_width):
+                        if hit[s, v] & hit[t, v]:
+                            some = True
+                    if not some:
+                        continue
+                    level = _level(planes, row, w, bit)
+                    if level < 3:
+                        continue
+                    if n_ends < ends.shape[0]:
+                        ends[n_ends, 0], ends[n_ends, 1], ends[n_ends, 2] = s, t, level
+                        for v in range(cell_width):
+                            ends_hit[n_ends, v] = hit[s, v] & hit[t, v]
+                    n_ends += 1
+                elif single[s] and single[t]:
+                    a, c = cell[s], cell[t]
+                    if a == c:
+                        ok = count[a] > 2
+                    else:
+                        ok = sees[a, c] and (marks[a, digit[t] - 1] or marks[c, digit[s] - 1])
+                    if not ok:
+                        continue
+                    level = _level(planes, row, w, bit)
+                    if level < 3:
+                        continue
+                    if n_others < others.shape[0]:
+                        others[n_others, 0], others[n_others, 1] = s, t
+                        others[n_others, 2] = level
+                    n_others += 1
+    return n_ends, n_others
+
+
+@njit(cache=True, inline="always")
+def _bit_index(low):
+    """The index of the one bit set in `low` (a uint64), by halving."""
+    bit = 0
+    for shift in (32, 16, 8, 4, 2, 1):
+        if low >> np.uint64(shift):
+            low >>= np.uint64(shift)
+            bit += shift
+    return bit
