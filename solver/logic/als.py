@@ -30,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -133,19 +134,33 @@ def _peer_words(geometry) -> np.ndarray:
 @dataclass
 class AlsGraph:
     sets: list[Als]
-    links: list[list[tuple[int, int]]]  # i -> [(j, restricted common digit)]
     holding: list[int]  # digit - 1 -> the cells still holding it (bits)
     holder_words: np.ndarray  # [set, row, word]: each set's `Als.holder_words`
     seen_words: np.ndarray
     useful: np.ndarray | None = None  # `_useful_ends`, once a finder needs it
-    # the links as arrays, set by set in the order of `links`: [link, (set, other set,
-    # digit)], and where each set's links start (one more entry than sets)
+    # the restricted commons, set by set (see `_restricted_commons`): [link, (set, other
+    # set, digit)], and where each set's links start (one more entry than sets)
     link_table: np.ndarray | None = None
     first_link: np.ndarray | None = None
 
     def having(self, d: int) -> np.ndarray:
         """The sets holding digit d, in order."""
         return np.flatnonzero(self.holder_words[:, d].any(axis=1))
+
+    def links_of(self, i: int) -> list[tuple[int, int]]:
+        """Set i's links [(other set, restricted common digit)], in order."""
+        rows = self.link_table[self.first_link[i] : self.first_link[i + 1], 1:]
+        return [(j, x) for j, x in rows.tolist()]
+
+    @cached_property
+    def links(self) -> list[list[tuple[int, int]]]:
+        """i -> `links_of(i)` for every set: made only for the ALS chains, which walk them
+        all (a state's two thousand links cost more as tuples than their search)."""
+        pairs = list(
+            zip(self.link_table[:, 1].tolist(), self.link_table[:, 2].tolist(), strict=True)
+        )
+        ends = self.first_link.tolist()
+        return [pairs[start:end] for start, end in zip(ends, ends[1:], strict=False)]
 
 
 _GRAPHS = Memo(limit=4)
@@ -162,28 +177,23 @@ def _new_graph(grid: Candidates) -> AlsGraph:
     empty = np.zeros((0, grid.geometry.size + 1, width), dtype=np.uint64)
     holder_words = np.stack([s.holder_words for s in sets]) if sets else empty
     seen_words = np.stack([s.seen_words for s in sets]) if sets else empty
-    g = AlsGraph(sets, [], _digit_cells(grid), holder_words, seen_words)
-    g.links, g.link_table = _restricted_commons(g)
-    sizes = np.array([len(out) for out in g.links], dtype=np.int64)
-    g.first_link = np.concatenate(([0], np.cumsum(sizes)))
+    g = AlsGraph(sets, _digit_cells(grid), holder_words, seen_words)
+    g.link_table = _restricted_commons(g)
+    sizes = np.bincount(g.link_table[:, 0], minlength=len(sets))
+    g.first_link = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     return g
 
 
-def _restricted_commons(g: AlsGraph) -> tuple[list[list[tuple[int, int]]], np.ndarray]:
-    """i -> [(j, x)] for every pair of sets joined by a restricted common x: digits in the
-    order they first occur among the sets, then j ascending (every pair tested compiled,
-    `als_kernel.restricted_commons`); and the same as an array of (i, j, x) rows."""
+def _restricted_commons(g: AlsGraph) -> np.ndarray:
+    """(i, j, x) rows for every pair of sets joined by a restricted common x, grouped by
+    i ascending; each set's in the order of the digits as they first occur among the
+    sets, then j ascending (every pair tested compiled, `als_kernel.restricted_commons`)."""
     if not g.sets:
-        return [], np.zeros((0, 3), dtype=np.int64)
+        return np.zeros((0, 3), dtype=np.int64)
     having = g.holder_words[:, 1:].any(axis=2)  # [set, digit - 1]
     digits = np.array(_digits_by_first_set(having), dtype=np.int64)
     found = kernel.restricted_commons(g.holder_words, g.seen_words, digits)
-    # grouped by the first set, keeping their order: list slices, not an append a link
-    found = found[np.argsort(found[:, 0], kind="stable")]
-    pairs = list(zip(found[:, 1].tolist(), found[:, 2].tolist(), strict=True))
-    ends = np.cumsum(np.bincount(found[:, 0], minlength=len(g.sets))).tolist()
-    links = [pairs[start:end] for start, end in zip([0, *ends[:-1]], ends, strict=True)]
-    return links, found
+    return found[np.argsort(found[:, 0], kind="stable")]
 
 
 def _digits_by_first_set(having: np.ndarray) -> list[int]:
@@ -239,7 +249,7 @@ def als_xz(grid: Candidates) -> Iterator[Step]:
     pairs = kernel.xz_candidates(*_compiled_links(g), useful, alone)
     for i, j in pairs.tolist():
         a, b = g.sets[i], g.sets[j]
-        xs = [d for k, d in g.links[i] if k == j]
+        xs = [d for k, d in g.links_of(i) if k == j]
         gone: set[tuple[int, int]] = set()
         for z in bits(a.digits & b.digits):
             if z not in xs or len(xs) > 1:
@@ -284,7 +294,8 @@ def als_xy_wings(grid: Candidates) -> Iterator[Step]:
     candidates = kernel.xy_wing_candidates(*_compiled_links(g), useful)
     for c, p, q in candidates.tolist():
         pivot = g.sets[c]
-        (i, x), (j, y) = g.links[c][p], g.links[c][q]
+        links = g.links_of(c)
+        (i, x), (j, y) = links[p], links[q]
         a, b = g.sets[i], g.sets[j]
         shared = a.digits & b.digits & ~(1 << (x - 1)) & ~(1 << (y - 1))
         outside = ~(a.mask | b.mask | pivot.mask)
