@@ -88,6 +88,25 @@ def test_red_pen_in_shadow_found_in_colour_is_measured_red():
     assert abs(by_grey[0]) < 5, by_grey  # what the grey core measured: the shadow
 
 
+def test_colour_alone_does_not_overrule_a_sure_written_reading():
+    """A hand may write in an ink like the print's: the colour's say is bounded, so a
+    digit the cell model is sure is written stays written."""
+    grid = page((40, 40, 210))
+    row, col = divmod(40, 9)
+    grid[row * CELL + 4 : (row + 1) * CELL - 4, col * CELL + 4 : (col + 1) * CELL - 4] = 235
+    cv2.putText(
+        grid, "7", (col * CELL + 13, row * CELL + 40), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.2,
+        (20, 20, 20), 3,
+    )  # fmt: skip
+    colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
+    kinds = kinds_as_read(40, printed_share=0.005)  # written 7 at 0.975
+
+    weighed = kinds_by_colour(kinds, colours)
+
+    assert weighed[40, 10:19].sum() > 0.75, weighed[40]
+    assert weighed[40, 10:19].sum() < kinds[40, 10:19].sum()  # the colour still counts
+
+
 def test_a_red_entry_taken_for_print_is_read_as_written():
     grid = page((40, 40, 210))
     colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)

@@ -55,6 +55,15 @@ HUE = 2
 # Two inks closer than this (centres apart, in spreads) are one: black pen on black print.
 # Then colour says nothing, and a cell on the edge must not be tipped by the noise.
 APART = 1.5
+# An ink's colour makes a cell at most this much likelier hand than print, or print than
+# hand: a hand can write in a second pen as pale as the print (a pink 5 beside the page's
+# red entries, on a page printed in pink), and the cell model's sure "written" must still
+# count. Over the four folds' held-out readings (bench/handwriting.py), at most e (2.7),
+# e^2, e^3, 50, e^5, e^8 and e^30 (no bound): Wicht's hand-filled photos every cell right
+# 104, 108, 109, 109, 109, 109, 109 of 159, solved right from the print alone 147, 154,
+# 156, 157, 156, 155, 155; the print-only photos and Kubiesa's alike at every bound from
+# e^2 (Kubiesa's kinds 2,851 of 2,880 at e, 2,853 from e^2).
+MOST_ODDS = 50.0
 # A digit found in colour alone joins the cells when its ink is this much likelier the pen's
 # than the print's, and within this many spreads of the pen's centre.
 PEN_ODDS = 20.0
@@ -115,7 +124,7 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
     (`SURE`; at least `FEW` of each): each is a median colour with a robust spread. Inks
     less than `APART` apart are one ink, and then the kinds are returned as they are. A
     cell's printed and written masses are then multiplied by how likely its colour is
-    under each ink (Student's t, `TAILS`) and
+    under each ink (Student's t, `TAILS`; the ratio bounded by `MOST_ODDS`) and
     shared out again: the cell keeps its mass of a digit, empty and candidates untouched,
     and each digit within a kind keeps its share.
 
@@ -140,7 +149,8 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
     if not len(cells):
         return kinds
     log_print, log_hand = (_log_likelihood(colours[cells], *ink) for ink in inks)
-    return weigh_print_against_hand(kinds, cells, np.exp(log_hand - log_print))
+    odds = np.clip(np.exp(log_hand - log_print), 1 / MOST_ODDS, MOST_ODDS)
+    return weigh_print_against_hand(kinds, cells, odds)
 
 
 def pen_ink(kinds, colours, found, found_colours) -> np.ndarray:
