@@ -62,7 +62,8 @@ APART = 1.5
 # e^2, e^3, 50, e^5, e^8 and e^30 (no bound): Wicht's hand-filled photos every cell right
 # 104, 108, 109, 109, 109, 109, 109 of 159, solved right from the print alone 147, 154,
 # 156, 157, 156, 155, 155; the print-only photos and Kubiesa's alike at every bound from
-# e^2 (Kubiesa's kinds 2,851 of 2,880 at e, 2,853 from e^2).
+# e^2 (Kubiesa's kinds 2,851 of 2,880 at e, 2,853 from e^2). Chosen on those same
+# readings, so the 157 is a little kind; anywhere from e^3 to e^5 reads them alike but one.
 MOST_ODDS = 50.0
 # A digit found in colour alone joins the cells when its ink is this much likelier the pen's
 # than the print's, and within this many spreads of the pen's centre.
