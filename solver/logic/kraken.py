@@ -36,6 +36,7 @@ from solver.logic.als import _bits_of
 from solver.logic.candidates import Candidates
 from solver.logic.complex_fish import _kernel_tables
 from solver.logic.fish import FISH_NAMES
+from solver.logic.reach_kernel import reached_columns
 from solver.logic.step import Step, cell_list, elimination_text
 
 MAX_SIZE = 9  # board size: above it the base sets run into millions
@@ -337,15 +338,13 @@ def _falsifies(grid: Candidates, r) -> _Falsifies:
     n = len(nodes)
     index = {(cells[0], d): i for i, (cells, d) in enumerate(nodes) if len(cells) == 1}
     keys = sorted(index, key=index.get)
-    table = r.dist[:n, n:][:, [index[key] for key in keys]] > 0
-    packed = np.packbits(table, axis=1, bitorder="little")
-    width = -(-packed.shape[1] // 8)
-    words = np.zeros((n, 8 * width), dtype=np.uint8)
-    words[:, : packed.shape[1]] = packed
+    # "node true" reaches "key false": read off the search's bit planes
+    targets = np.array([n + index[key] for key in keys], dtype=np.int64)
+    words = reached_columns(r.planes, 0, n, targets)
     node_of = np.full((grid.geometry.n_cells, grid.geometry.size), -1, dtype=np.intp)
     for (c, d), i in index.items():
         node_of[c, d - 1] = i
-    return _Falsifies(words.view(np.uint64), node_of, keys)
+    return _Falsifies(words, node_of, keys)
 
 
 def _ruled_out(rules_out, cells: int, start: int) -> int:

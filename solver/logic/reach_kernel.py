@@ -188,3 +188,25 @@ def _bit_index(low):
             low >>= np.uint64(shift)
             bit += shift
     return bit
+
+
+@njit(cache=True)
+def reached_columns(planes, first_row, n_rows, columns):
+    """[row, word]: for start literals first_row .. first_row + n_rows - 1, bit j set when
+    target literal columns[j] is reached at any level: the few columns a finder reads,
+    packed straight off the bit planes instead of unpacking every level of every pair."""
+    width = planes.shape[2]
+    out = np.zeros((n_rows, (len(columns) + 63) // 64), np.uint64)
+    reached = np.empty(width, np.uint64)
+    one = np.uint64(1)
+    for i in range(n_rows):
+        row = first_row + i
+        for w in range(width):
+            reached[w] = planes[0, row, w]
+            for b in range(1, planes.shape[0]):
+                reached[w] |= planes[b, row, w]
+        for j in range(len(columns)):
+            t = columns[j]
+            if (reached[t // 64] >> np.uint64(t % 64)) & one:
+                out[i, j // 64] |= one << np.uint64(j % 64)
+    return out
