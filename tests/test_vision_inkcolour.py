@@ -94,10 +94,8 @@ def test_colour_alone_does_not_overrule_a_sure_written_reading():
     grid = page((40, 40, 210))
     row, col = divmod(40, 9)
     grid[row * CELL + 4 : (row + 1) * CELL - 4, col * CELL + 4 : (col + 1) * CELL - 4] = 235
-    cv2.putText(
-        grid, "7", (col * CELL + 13, row * CELL + 40), cv2.FONT_HERSHEY_SCRIPT_SIMPLEX, 1.2,
-        (20, 20, 20), 3,
-    )  # fmt: skip
+    script = cv2.FONT_HERSHEY_SCRIPT_SIMPLEX
+    cv2.putText(grid, "7", (col * CELL + 13, row * CELL + 40), script, 1.2, (20, 20, 20), 3)
     colours = ink_colours(grid, cut_cells(cv2.cvtColor(grid, cv2.COLOR_BGR2GRAY)).ink_boxes)
     kinds = kinds_as_read(40, printed_share=0.005)  # written 7 at 0.975
 

@@ -150,7 +150,8 @@ def kinds_by_colour(kinds: np.ndarray, colours: np.ndarray) -> np.ndarray:
     if not len(cells):
         return kinds
     log_print, log_hand = (_log_likelihood(colours[cells], *ink) for ink in inks)
-    odds = np.clip(np.exp(log_hand - log_print), 1 / MOST_ODDS, MOST_ODDS)
+    most = np.log(MOST_ODDS)
+    odds = np.exp(np.clip(log_hand - log_print, -most, most))
     return weigh_print_against_hand(kinds, cells, odds)
 
 
