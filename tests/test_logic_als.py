@@ -130,3 +130,65 @@ def test_remembered_unit_sets_give_what_a_fresh_search_gives():
     remembered = described(almost_locked_sets(later))
     als_module._UNIT_SETS.clear()
     assert remembered == described(almost_locked_sets(later))
+
+
+def test_compiled_petals_match_their_definition():
+    """`als_kernel.petal_table` and `bloom_reach` say what the death blossom's words say:
+    a petal for digit d of a stem does not hold the stem and has all its places for d
+    seeing it; z is within reach when some cell holding z, not the stem, is seen in all
+    their places for z by a petal holding z of every stem digit."""
+    from solver.grid import parse
+    from solver.logic import als
+    from solver.logic.explain import explain
+    from solver.logic.subsets import bits, digit_masks
+
+    e = explain(
+        parse("4...3.......6..8..........1....5..9..8....6...7.2........1.27..5.3....4.9........"),
+        keep_snapshots=True,
+    )
+    checked = 0
+    for grid in e.snapshots[::8]:
+        g = als.als_graph(grid)
+        masks = digit_masks(grid)
+        peers = als._peer_masks(grid.geometry)
+        stems = [c for c in grid.empty_cells().tolist() if 2 <= masks[c].bit_count() <= 4]
+        if not stems or not g.sets:
+            continue
+        petal, union = als._petal_table(grid, g, stems)
+        holding = als._words(g.holding, grid.geometry.n_cells)
+        reach = als.kernel.bloom_reach(
+            petal,
+            np.array(stems, dtype=np.int64),
+            np.array([masks[c] for c in stems], dtype=np.int64),
+            g.holder_words,
+            g.seen_words,
+            holding,
+        )
+        for k, stem in enumerate(stems):
+            of = {}
+            for d in range(1, 10):
+                of[d] = [
+                    i
+                    for i, s in enumerate(g.sets)
+                    if not s.mask >> stem & 1
+                    and d in s.holders
+                    and s.holders[d] & ~peers[stem] == 0
+                ]
+                assert np.flatnonzero(petal[d, k]).tolist() == of[d]
+                every = 0
+                for i in of[d]:
+                    every |= g.sets[i].digits
+                assert union[d, k] == every
+            for z in range(1, 10):
+                if masks[stem] >> (z - 1) & 1:
+                    continue
+                cells = g.holding[z - 1] & ~(1 << stem)
+                for d in bits(masks[stem]):
+                    seen = 0
+                    for i in of[d]:
+                        if z in g.sets[i].holders:
+                            seen |= g.sets[i].seen[z] & ~g.sets[i].mask
+                    cells &= seen
+                assert reach[k, z] == bool(cells)
+                checked += bool(cells)
+    assert checked

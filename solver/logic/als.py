@@ -30,7 +30,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property
 
 import numpy as np
 
@@ -151,16 +150,6 @@ class AlsGraph:
         """Set i's links [(other set, restricted common digit)], in order."""
         rows = self.link_table[self.first_link[i] : self.first_link[i + 1], 1:]
         return [(j, x) for j, x in rows.tolist()]
-
-    @cached_property
-    def links(self) -> list[list[tuple[int, int]]]:
-        """i -> `links_of(i)` for every set: made only for the ALS chains, which walk them
-        all (a state's two thousand links cost more as tuples than their search)."""
-        pairs = list(
-            zip(self.link_table[:, 1].tolist(), self.link_table[:, 2].tolist(), strict=True)
-        )
-        ends = self.first_link.tolist()
-        return [pairs[start:end] for start, end in zip(ends, ends[1:], strict=False)]
 
 
 _GRAPHS = Memo(limit=4)
@@ -332,41 +321,47 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
     if n < 4:
         return
     useful = _useful_ends(grid, g)
-    states = [(i, d) for i, s in enumerate(g.sets) for d in bits(s.digits)]
-    index = {st: k for k, st in enumerate(states)}
-    src, dst = _walk_edges(g, states, index)
-    starts = [
-        (first, x1)
-        for first in range(n)
-        if useful[first].any()
-        for x1 in sorted({x for _, x in g.links[first]})
-    ]
-    if not starts or not len(src):
+    size = grid.geometry.size
+    # the states: each set's digits, set by set, digits rising
+    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
+    state_set, state_digit = np.nonzero(digits[:, None] >> np.arange(size) & 1)
+    state_digit += 1
+    state_of = np.full((n, size + 1), -1, dtype=np.intp)
+    state_of[state_set, state_digit] = np.arange(len(state_set))
+    # the starts (first set, first link's digit), by set then digit: a chain can only
+    # start from a set with some useful end
+    table = g.link_table
+    opening = table[useful.any(axis=1)[table[:, 0]]]
+    start_keys = opening[:, 0] * (size + 1) + opening[:, 2]
+    start_key = np.unique(start_keys)
+    if not len(start_key):
         return
+    first_set, first_digit = np.divmod(start_key, size + 1)
+    starts = list(zip(first_set.tolist(), first_digit.tolist(), strict=True))
+    src, dst = _walk_edges(g, state_set, state_digit, state_of)
+    if not len(src):
+        return
+    states = list(zip(state_set.tolist(), state_digit.tolist(), strict=True))
     m, w = len(states), -(-len(starts) // 64)
     order = np.argsort(dst, kind="stable")
     src, dst = src[order], dst[order]
     targets, first_edge = np.unique(dst, return_index=True)
     # level 1: the second set of the chain, (j1, x1) for every link first -x1- j1
+    second = state_of[opening[:, 1], opening[:, 2]]
     start_bits = np.zeros((m, w * 64), dtype=bool)
-    for r, (first, x1) in enumerate(starts):
-        for j, x in g.links[first]:
-            if x == x1:
-                start_bits[index[(j, x)], r] = True
+    start_bits[second, np.searchsorted(start_key, start_keys)] = True
     frontier = np.packbits(start_bits, axis=1, bitorder="little").view(np.uint64)
     levels = [frontier]
-    set_of = np.array([i for i, _ in states])
-    digit_bit = np.array([1 << (d - 1) for _, d in states], dtype=np.int64)
-    start_first = np.array([f for f, _ in starts])
-    start_bit = np.array([1 << (x - 1) for _, x in starts], dtype=np.int64)
+    set_of = state_set
+    digit_bit = np.left_shift(1, state_digit - 1).astype(np.int64)
+    start_first = first_set
+    start_bit = np.left_shift(1, first_digit - 1).astype(np.int64)
     done: set[frozenset] = set()
     pairs: set[tuple[int, int, int]] = set()
     digit_values = 1 << grid.geometry.size
     # level by level, so that `explain`, which takes the first step, stops early
     for links in range(2, MAX_CHAIN):
-        nxt = np.zeros_like(frontier)
-        nxt[targets] = np.bitwise_or.reduceat(frontier[src], first_edge, axis=0)
-        frontier = nxt
+        frontier = kernel.next_level(frontier, src, first_edge, targets)
         levels.append(frontier)
         if links < 3:
             continue
@@ -393,20 +388,17 @@ def als_chains(grid: Candidates) -> Iterator[Step]:
             yield _chain_step(grid, chain, [d for _, d in walk], bits(shared), gone)
 
 
-def _walk_edges(g: AlsGraph, states, index) -> tuple[np.ndarray, np.ndarray]:
+def _walk_edges(g: AlsGraph, state_set, state_digit, state_of) -> tuple[np.ndarray, np.ndarray]:
     """(from, to) state numbers of every walk edge (i, t) -> (j, x), for a link i -x- j
     with x != t: by state, then in the order of i's links."""
-    link_digit = np.array([x for out in g.links for _, x in out], dtype=np.intp)
-    link_to = np.array([index[link] for out in g.links for link in out], dtype=np.intp)
-    per_set = np.array([len(out) for out in g.links], dtype=np.intp)
-    first_link = np.concatenate(([0], np.cumsum(per_set)[:-1]))
-    state_set = np.array([i for i, _ in states], dtype=np.intp)
-    state_digit = np.array([t for _, t in states], dtype=np.intp)
+    link_digit = g.link_table[:, 2]
+    link_to = state_of[g.link_table[:, 1], link_digit]
+    per_set = np.diff(g.first_link)
     # every (state, link of its set), state by state
     repeats = per_set[state_set]
-    state = np.repeat(np.arange(len(states)), repeats)
+    state = np.repeat(np.arange(len(state_set)), repeats)
     offset = np.arange(len(state)) - np.repeat(np.cumsum(repeats) - repeats, repeats)
-    link = first_link[state_set[state]] + offset
+    link = g.first_link[state_set[state]] + offset
     keep = link_digit[link] != state_digit[state]
     return state[keep], link_to[link[keep]]
 
@@ -466,24 +458,29 @@ def death_blossoms(grid: Candidates) -> Iterator[Step]:
     g = als_graph(grid)
     masks = digit_masks(grid)
     sets = g.sets
-    petals_of = _petal_finder(grid, g)
-    for stem in grid.empty_cells().tolist():
+    stems = [c for c in grid.empty_cells().tolist() if 2 <= masks[c].bit_count() <= 4]
+    if not stems or not sets:
+        return
+    # petals for each stem digit: sets (not holding the stem) whose places for it all see
+    # the stem; and the digits z that some cell seen by a petal of every stem digit holds
+    petal, union = _petal_table(grid, g, stems)
+    stem_digits = np.array([masks[c] for c in stems], dtype=np.int64)
+    holding = _words(g.holding, grid.geometry.n_cells)  # [digit - 1, word]
+    reach = kernel.bloom_reach(
+        petal, np.array(stems, dtype=np.int64), stem_digits, g.holder_words, g.seen_words, holding
+    )
+    for k, stem in enumerate(stems):
         digits = bits(masks[stem])
-        if not 2 <= len(digits) <= 4:
+        if not all(union[d, k] for d in digits):
             continue
-        # petals for each stem digit: sets (not holding the stem) whose places for it all
-        # see the stem
-        petals = {d: petals_of(d, stem) for d in digits}
-        if not all(petals.values()):
-            continue
+        petals = {d: np.flatnonzero(petal[d, k]).tolist() for d in digits}
         shared = -1
         for d in digits:
-            union = 0
-            for i in petals[d]:
-                union |= sets[i].digits
-            shared &= union
+            shared &= int(union[d, k])
         blooms: dict[tuple[Als, ...], set[tuple[int, int]]] = {}
         for z in bits(shared & ~masks[stem]):
+            if not reach[k, z]:  # no choice of petals could take z from anywhere
+                continue
             options = [
                 [sets[i] for i in petals[d] if sets[i].digits >> (z - 1) & 1] for d in digits
             ]
@@ -512,24 +509,14 @@ def death_blossoms(grid: Candidates) -> Iterator[Step]:
             )
 
 
-def _petal_finder(grid: Candidates, g: AlsGraph):
-    """petals_of(d, stem): the sets, in order, not holding the stem whose places for d all
-    see it (tested on 64-bit words, every set at once)."""
-    peer_words = _peer_words(grid.geometry)
-    mask_words = g.holder_words[:, 0]
-    by_digit: dict[int, tuple[np.ndarray, np.ndarray]] = {}
-
-    def petals_of(d: int, stem: int) -> list[int]:
-        if d not in by_digit:
-            members = g.having(d)
-            by_digit[d] = members, g.holder_words[members, d]
-        members, holders = by_digit[d]
-        word, bit = divmod(stem, 64)
-        ok = (mask_words[members, word] >> np.uint64(bit) & np.uint64(1)) == 0
-        ok &= ~(holders & ~peer_words[stem]).any(axis=1)
-        return members[ok].tolist()
-
-    return petals_of
+def _petal_table(grid: Candidates, g: AlsGraph, stems: list[int]):
+    """petal[d, k, i]: whether set i is a petal for digit d of stem `stems[k]` (it does
+    not hold the stem, and its places for d all see it), and union[d, k] the digits of
+    those petals together (0: no petal); every digit, stem and set at once, compiled
+    (`als_kernel.petal_table`)."""
+    digits = np.array([s.digits for s in g.sets], dtype=np.int64)
+    stem_cells = np.array(stems, dtype=np.int64)
+    return kernel.petal_table(g.holder_words, stem_cells, _peer_words(grid.geometry), digits)
 
 
 def _petals(options, z, hits, chosen):

@@ -105,6 +105,87 @@ def useful_ends(holders, seen, holding):
 
 
 @njit(cache=True)
+def next_level(frontier, src, first, targets):
+    """The ALS chains' next level: each state's row of starts ORed from the rows of the
+    states leading to it (edges grouped by target: those of targets[k] come from
+    src[first[k]:first[k + 1]]), each edge's row straight into its target's, where numpy
+    gathered a copy of every edge's row first."""
+    nxt = np.zeros_like(frontier)
+    rows = len(first)
+    for k in range(rows):
+        stop = first[k + 1] if k + 1 < rows else len(src)
+        t = targets[k]
+        for e in range(first[k], stop):
+            s = src[e]
+            for w in range(frontier.shape[1]):
+                nxt[t, w] |= frontier[s, w]
+    return nxt
+
+
+@njit(cache=True)
+def petal_table(holders, stems, peer_words, digits):
+    """For death blossoms: petal[d, k, i], whether set i is a petal for digit d of stem
+    cell stems[k] (it does not hold the stem, and holds d only in cells seeing it), and
+    union[d, k], the digits (bits) of those petals together (0: none)."""
+    n_sets, rows, width = holders.shape
+    petal = np.zeros((rows, len(stems), n_sets), np.bool_)
+    union = np.zeros((rows, len(stems)), np.int64)
+    one = np.uint64(1)
+    for k in range(len(stems)):
+        stem = stems[k]
+        word, bit = stem // 64, np.uint64(stem % 64)
+        for i in range(n_sets):
+            if (holders[i, 0, word] >> bit) & one:
+                continue
+            for d in range(1, rows):
+                held, seen = False, True
+                for w in range(width):
+                    places = holders[i, d, w]
+                    held |= places != 0
+                    seen &= (places & ~peer_words[stem, w]) == 0
+                if held and seen:
+                    petal[d, k, i] = True
+                    union[d, k] |= digits[i]
+    return petal, union
+
+
+@njit(cache=True)
+def bloom_reach(petal, stems, stem_digits, holders, seen, holding):
+    """For death blossoms: reach[k, z], whether some cell holding z, not stem k, is seen
+    in all their places for z by some petal (`petal_table`) holding z of each digit of
+    stem k (`stem_digits`, bits): else no choice of petals takes z from anywhere."""
+    rows, n_stems, n_sets = petal.shape
+    width = holders.shape[2]
+    reach = np.zeros((n_stems, rows), np.bool_)
+    common = np.empty(width, np.uint64)
+    seen_by = np.empty(width, np.uint64)
+    for k in range(n_stems):
+        stem = stems[k]
+        for z in range(1, rows):
+            if (stem_digits[k] >> (z - 1)) & 1:
+                continue
+            common[:] = holding[z - 1]
+            common[stem // 64] &= ~(np.uint64(1) << np.uint64(stem % 64))
+            alive = True
+            for d in range(1, rows):
+                if not (stem_digits[k] >> (d - 1)) & 1:
+                    continue
+                seen_by[:] = 0
+                for i in range(n_sets):
+                    if petal[d, k, i] and holders[i, z].any():
+                        for w in range(width):
+                            seen_by[w] |= seen[i, z, w] & ~holders[i, 0, w]
+                alive = False
+                for w in range(width):
+                    common[w] &= seen_by[w]
+                    alive |= common[w] != 0
+                if not alive:
+                    break
+            reach[k, z] = alive
+    return reach
+
+
+@njit(cache=True)
 def chain_ends(frontier, n_starts, start_set, start_digit, state_set, state_digit, useful):
     """For the ALS chains' search at one level: (start, state, digits) for every start r
     whose walks reach state st (bit r of row st of `frontier`, 64-bit words) where some
