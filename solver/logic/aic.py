@@ -41,7 +41,7 @@ from itertools import chain, combinations
 
 import numpy as np
 
-from solver.logic.candidates import Candidates, per_geometry
+from solver.logic.candidates import Candidates, layout, per_geometry
 from solver.logic.memo import Memo
 from solver.logic.reach_kernel import chain_ends, search_levels, seeing_pairs
 from solver.logic.step import Step, cell_list, elimination_text
@@ -177,15 +177,22 @@ def build_graph(
 
 def _in_cell_links(cell_of: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Weak links between every two digits of a cell, strong between the two of a
-    two-candidate cell (node ids are numbered cell by cell)."""
-    within, bivalue = [], []
-    starts = np.flatnonzero(np.r_[True, cell_of[1:] != cell_of[:-1]]).tolist()
-    for first, stop in zip(starts, starts[1:] + [len(cell_of)], strict=True):
-        ids = range(first, stop)
-        within.extend((a, b) for i, a in enumerate(ids) for b in ids[i + 1 :])
-        if len(ids) == 2:
-            bivalue.append((first, first + 1))
-    return _pair_array(within), _pair_array(bivalue)
+    two-candidate cell (node ids are numbered cell by cell): cell by cell, each cell's
+    pairs as `itertools.combinations` orders them."""
+    if not len(cell_of):
+        return _pair_array([]), _pair_array([])
+    starts = np.flatnonzero(np.r_[True, cell_of[1:] != cell_of[:-1]])
+    size = np.diff(np.r_[starts, len(cell_of)])
+    per_cell = size * (size - 1) // 2
+    owner = np.repeat(np.arange(len(size)), per_cell)
+    nth = np.arange(len(owner)) - np.repeat(np.cumsum(per_cell) - per_cell, per_cell)
+    first, second = _combination_tables(int(size.max()))
+    within = np.stack(
+        [starts[owner] + first[size[owner], nth], starts[owner] + second[size[owner], nth]],
+        axis=1,
+    )
+    two = starts[size == 2]
+    return within.astype(np.intp), np.stack([two, two + 1], axis=1).astype(np.intp)
 
 
 def _seeing_pairs(grid: Candidates, nodes) -> tuple[np.ndarray, np.ndarray]:
@@ -195,16 +202,18 @@ def _seeing_pairs(grid: Candidates, nodes) -> tuple[np.ndarray, np.ndarray]:
     all of it, as words."""
     g = grid.geometry
     shapes = _node_shapes(g)
-    member_masks, seen_masks = [], []
+    member_rows, seen_rows = [], []
     for cells, _ in nodes:
         shape = shapes.get(cells)
         if shape is None:
             if len(shapes) > 100_000:  # large boards: keep the table bounded
                 shapes.clear()
             shape = shapes[cells] = _node_shape(g, cells)
-        member_masks.append(shape[0])
-        seen_masks.append(shape[1])
-    member, seen = words(member_masks, g.n_cells), words(seen_masks, g.n_cells)
+        member_rows.append(shape[0])
+        seen_rows.append(shape[1])
+    width = -(-g.n_cells // 64)
+    member = np.frombuffer(b"".join(member_rows), dtype=np.uint64).reshape(-1, width)
+    seen = np.frombuffer(b"".join(seen_rows), dtype=np.uint64).reshape(-1, width)
     digits = np.array([d for _, d in nodes], dtype=np.int64)
     _, first = np.unique(digits, return_index=True)
     found = seeing_pairs(member, seen, digits, digits[np.sort(first)])
@@ -213,17 +222,19 @@ def _seeing_pairs(grid: Candidates, nodes) -> tuple[np.ndarray, np.ndarray]:
 
 @per_geometry
 def _node_shapes(geometry) -> dict:
-    """cells -> (the cells, the cells seeing all of them) as int masks, once per node shape."""
+    """cells -> (the cells, the cells seeing all of them) as the bytes of a row of 64-bit
+    words, once per node shape."""
     return {}
 
 
-def _node_shape(geometry, cells: tuple[int, ...]) -> tuple[int, int]:
+def _node_shape(geometry, cells: tuple[int, ...]) -> tuple[bytes, bytes]:
     peers = _peer_masks(geometry)
     member, seen = 0, (1 << geometry.n_cells) - 1
     for c in cells:
         member |= 1 << c
         seen &= peers[c]
-    return member, seen
+    size = 8 * -(-geometry.n_cells // 64)
+    return member.to_bytes(size, "little"), seen.to_bytes(size, "little")
 
 
 def _conjugate_pairs(grid: Candidates, cell_of: np.ndarray, digit_of: np.ndarray) -> np.ndarray:
@@ -243,15 +254,15 @@ def _conjugate_pairs(grid: Candidates, cell_of: np.ndarray, digit_of: np.ndarray
 def _conjugate_links(grid: Candidates, index) -> np.ndarray:
     """Strong (and weak) links of the grouped graph: each split of a unit's places for a
     digit into two nodes (cells or groups), unit by unit."""
-    g = grid.geometry
+    units = grid.geometry.units
     found = []
     places_of = grid.marks[grid.layout.unit_cells]  # [unit, position, digit]
-    counts = places_of.sum(axis=1)
-    for u, d in zip(*np.nonzero(counts >= 2), strict=True):
-        unit = g.units[u]
-        places = tuple(unit[p] for p in np.flatnonzero(places_of[u, :, d]).tolist())
-        for x, y in _splits(grid, int(u), places):
-            a, b = index.get((x, int(d) + 1)), index.get((y, int(d) + 1))
+    which, digit = np.nonzero(places_of.sum(axis=1) >= 2)
+    rows = places_of[which, :, digit].tolist()
+    for u, d, row in zip(which.tolist(), digit.tolist(), rows, strict=True):
+        places = tuple(c for c, here in zip(units[u], row, strict=True) if here)
+        for x, y in _splits(grid, u, places):
+            a, b = index.get((x, d + 1)), index.get((y, d + 1))
             if a is not None and b is not None and a != b:
                 found.append((min(a, b), max(a, b)))
     return _pair_array(found)
@@ -313,21 +324,38 @@ def _two_parts(grid: Candidates, unit: int, places):
 
 
 def _add_groups(grid: Candidates, index) -> None:
-    """Group nodes: a box-line intersection holding the digit in two or more cells."""
-    g = grid.geometry
-    kind = grid.layout.kind
+    """Group nodes: a box-line intersection holding the digit in two or more cells (box by
+    box, line by line, digit by digit)."""
+    crossings, padded = _crossings(grid.geometry)
+    if not crossings:
+        return
+    held = grid.marks[padded] & (padded >= 0)[:, :, None]  # [crossing, position, digit]
+    which, digit = np.nonzero(held.sum(axis=1) >= 2)
+    rows = held[which, :, digit].tolist()  # padded: longer than a short crossing
+    for i, d, row in zip(which.tolist(), digit.tolist(), rows, strict=True):
+        cells = tuple(c for c, here in zip(crossings[i], row, strict=False) if here)
+        _node_index(index, (cells, d + 1))
+
+
+@per_geometry
+def _crossings(geometry) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """The cells (in the line's order) of every box-line intersection of two or more
+    cells, box by box, then line by line; and the same padded with -1 as an array."""
+    kind = layout(geometry).kind
     boxes = [u for u, k in enumerate(kind) if k == "box"]
     lines = [u for u, k in enumerate(kind) if k in ("row", "column")]
+    found = []
     for b in boxes:
-        box = set(g.units[b])
+        box = set(geometry.units[b])
         for u in lines:
-            common = [c for c in g.units[u] if c in box]
-            if len(common) < 2:
-                continue
-            for d in range(g.size):
-                cells = tuple(c for c in common if grid.marks[c, d])
-                if len(cells) >= 2:
-                    _node_index(index, (cells, d + 1))
+            common = tuple(c for c in geometry.units[u] if c in box)
+            if len(common) >= 2:
+                found.append(common)
+    widest = max((len(c) for c in found), default=0)
+    padded = np.full((len(found), widest), -1, dtype=np.intp)
+    for i, common in enumerate(found):
+        padded[i, : len(common)] = common
+    return found, padded
 
 
 def _add_als(grid: Candidates, index) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
