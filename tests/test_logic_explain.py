@@ -234,3 +234,24 @@ def test_single_digit_finders_remembered_by_digit_say_what_a_fresh_search_says()
         assert remembered == said(grid)
         checked += bool(remembered)
     assert checked
+
+
+def test_a_finder_whose_step_changes_nothing_is_an_error_not_a_hang(monkeypatch):
+    """A finder that hands back a step removing only candidates already gone would be
+    asked again and answer the same forever; `explain` says which one instead."""
+    import importlib
+
+    from solver.logic.step import Step
+
+    module = importlib.import_module("solver.logic.explain")
+
+    def stale(grid):
+        cell = int(np.flatnonzero(grid.values == 0)[0])
+        digit = next(d for d in range(1, 10) if not grid.has(cell, d))
+        yield Step("naked pair", "removes nothing", eliminations=((cell, digit),))
+
+    broken = tuple((n, stale if n == "naked pair" else t) for n, t in module.TECHNIQUES)
+    monkeypatch.setattr(module, "TECHNIQUES", broken)
+    # singles alone cannot finish this one, so the naked pair is asked
+    with pytest.raises(AssertionError, match="naked pair found a step that changes nothing"):
+        explain(parse(HARD[0]))

@@ -262,7 +262,12 @@ def next_steps(grid: Candidates, techniques) -> list[Step]:
 
 
 def _still_valid(grid: Candidates, step: Step) -> bool:
-    return all(grid.values[c] == 0 and grid.has(c, d) for c, d in step.placements)
+    """Whether a step of a batch still says something once the steps before it are
+    applied: every digit it places can still go there, and it places one or removes a
+    candidate still there."""
+    open_placements = all(grid.values[c] == 0 and grid.has(c, d) for c, d in step.placements)
+    changes = bool(step.placements) or any(grid.has(c, d) for c, d in step.eliminations)
+    return open_placements and changes
 
 
 def _guess(grid: Candidates, solution: np.ndarray) -> Step:
@@ -328,6 +333,7 @@ def explain(
                 # technique, would mostly fail again before every further guess.
                 chosen = [(n, t) for n, t in chosen if n not in AFTER_GUESS_SKIPPED]
             batch = [_guess(grid, solution)]
+        applied = 0
         for step in batch:
             if not _still_valid(grid, step):
                 continue
@@ -335,6 +341,11 @@ def explain(
                 snapshots.append(grid.copy())
             grid.apply(step)
             steps.append(step)
+            applied += 1
+        if not applied:  # a finder's fault: asked again, it would answer the same forever
+            raise AssertionError(
+                f"{batch[0].technique} found a step that changes nothing: {batch[0].text}"
+            )
     solved_by_logic = logic_values is None
     return Explanation(
         grid=start,
