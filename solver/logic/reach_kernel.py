@@ -134,9 +134,7 @@ def chain_ends(planes, n, digit, hit, single, cell, count, marks, sees, ends, en
     for s in range(n):
         row = n + s
         for w in range(min(width, (n + 63) // 64)):
-            reached = planes[0, row, w]
-            for b in range(1, planes.shape[0]):
-                reached |= planes[b, row, w]
+            reached = _reached_word(planes, row, w)
             while reached:
                 low = reached & (~reached + np.uint64(1))
                 reached ^= low
@@ -180,6 +178,15 @@ def chain_ends(planes, n, digit, hit, single, cell, count, marks, sees, ends, en
 
 
 @njit(cache=True, inline="always")
+def _reached_word(planes, row, w):
+    """Word w of the target literals that start literal `row` reaches, at any level."""
+    reached = planes[0, row, w]
+    for b in range(1, planes.shape[0]):
+        reached |= planes[b, row, w]
+    return reached
+
+
+@njit(cache=True, inline="always")
 def _bit_index(low):
     """The index of the one bit set in `low` (a uint64), by halving."""
     bit = 0
@@ -202,9 +209,7 @@ def reached_columns(planes, first_row, n_rows, columns):
     for i in range(n_rows):
         row = first_row + i
         for w in range(width):
-            reached[w] = planes[0, row, w]
-            for b in range(1, planes.shape[0]):
-                reached[w] |= planes[b, row, w]
+            reached[w] = _reached_word(planes, row, w)
         for j in range(len(columns)):
             t = columns[j]
             if (reached[t // 64] >> np.uint64(t % 64)) & one:
