@@ -192,3 +192,74 @@ def test_compiled_petals_match_their_definition():
                 assert reach[k, z] == bool(cells)
                 checked += bool(cells)
     assert checked
+
+
+def new_strong_links(grid: Candidates):
+    """The loops' graph, and the strong links it has that the grouped chains' has not."""
+    from solver.logic.aic import build_graph
+
+    plain = build_graph(grid, groups=True, als=True)
+    graph = build_graph(grid, groups=True, als=True, forcing=True)
+    known = {tuple(p) for p in plain.strong_found.tolist()}
+    return graph, [(a, b) for a, b in graph.strong_found.tolist() if (a, b) not in known]
+
+
+def forcing_links(grid: Candidates) -> set[tuple[tuple[str, ...], int, str, int]]:
+    """(the set's x-cells, x, the forced cell, z) for each link from an ALS to a cell it
+    forces, by name."""
+    graph, links = new_strong_links(grid)
+    found = set()
+    for a, b in links:
+        cells = set(graph.als_through(a, b)[0])
+        group, forced = (a, b) if set(graph.nodes[a][0]) <= cells else (b, a)
+        (x_cells, x), ((cell,), z) = graph.nodes[group], graph.nodes[forced]
+        found.add((tuple(grid.name(c) for c in x_cells), x, grid.name(cell), z))
+    return found
+
+
+def test_an_almost_locked_set_forces_a_cell_that_sees_its_other_digits():
+    """r7c8 r7c9 r9c9 (1568, box 9) is an ALS: without its 5 it holds 1, 6 and 8, in
+    r7c9 and r9c9 for 1 and 6, so r1c9 (136), which sees those two in column 9, is 3:
+    r7c8's 5 or r1c9's 3 is true. No unit holds the set and r1c9 (a larger set would link
+    them). r2c9 (1367) keeps two digits the set does not reach: not forced."""
+    grid = narrow(open_grid(3), r7c8="58", r7c9="18", r9c9="16", r1c9="136", r2c9="1367")
+    found = forcing_links(grid)
+    assert (("r7c8",), 5, "r1c9", 3) in found
+    assert (("r7c8", "r7c9"), 8, "r1c9", 3) in found  # without 8: 1, 5, 6 locked
+    assert not any(cell == "r2c9" for _, _, cell, _ in found)
+
+
+def test_every_forcing_link_holds_in_the_solution():
+    """Each link from an ALS to a cell it forces is a strong inference: in the solution the
+    set holds x or the cell holds z, at every state of a hard puzzle's explanation."""
+    from solver.grid import parse
+    from solver.logic.explain import explain
+    from tests.test_logic_explain import HARD
+
+    e = explain(parse(HARD[0]), keep_snapshots=True)
+    checked = 0
+    for state in e.snapshots[::5]:
+        graph, links = new_strong_links(state)
+        for a, b in links:
+            ends = [graph.nodes[a], graph.nodes[b]]
+            assert any(e.solution[c] == d for cells, d in ends for c in cells), ends
+            checked += 1
+    assert checked > 20
+
+
+@needs_library
+def test_a_continuous_loop_through_a_forced_cell():
+    """HoDoKu's grouped continuous nice loop on reglib line 1253 leaves an ALS through a
+    cell it forces; the loop is found with that link, and not without it."""
+    from solver.logic.aic import GROUPED, chain_steps, grouped_continuous_nice_loops
+    from tests.test_logic_reglib import library_cases
+
+    case = dict(library_cases())[1253]
+    found = [
+        s
+        for s in grouped_continuous_nice_loops(case.grid.copy())
+        if case.eliminations <= set(s.eliminations)
+    ]
+    assert found and "=ALS[" in found[0].text
+    plain = chain_steps(case.grid.copy(), "loop", GROUPED, ("cycle",))
+    assert all(not case.eliminations <= set(s.eliminations) for s in plain)

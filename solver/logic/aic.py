@@ -49,6 +49,10 @@ from solver.logic.step import Step, cell_list, elimination_text
 MAX_LINKS = 20
 # the grouped chains' graph: box-line groups and almost locked sets as nodes
 GROUPED = {"groups": True, "als": True}
+# the grouped continuous loops' graph: the same, and the cells an ALS forces (HoDoKu's
+# loops use them; `all_steps` alone looks for continuous loops, so the search for chains
+# on the way to a solution stays as it is)
+GROUPED_LOOPS = {**GROUPED, "forcing": True}
 # ALS nodes up to this many cells: HoDoKu's library needs five (94 of its 96 grouped loop and
 # AIC cases with 5, 91 with 4); each size more costs about a third more time a state
 MAX_ALS_CELLS = 5
@@ -132,6 +136,7 @@ def build_graph(
     bivalue_only: bool = False,
     groups: bool = False,
     als: bool = False,
+    forcing: bool = False,
 ) -> Graph:
     """The nodes and links of `grid`'s pencil marks, restricted as the technique needs."""
     marks = grid.marks
@@ -149,7 +154,7 @@ def build_graph(
     if groups:
         _add_groups(grid, index)
     no_als = (_pair_array([]), np.zeros(0, dtype=np.intp), [])
-    als_pairs, als_owner, als_sets = _add_als(grid, index) if als else no_als
+    als_pairs, als_owner, als_sets = _add_als(grid, index, forcing) if als else no_als
     strong.append(als_pairs)
     nodes = list(index)
     seeing, seen = _seeing_pairs(grid, nodes)
@@ -358,13 +363,16 @@ def _crossings(geometry) -> tuple[list[tuple[int, ...]], np.ndarray]:
     return found, padded
 
 
-def _add_als(grid: Candidates, index) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
+def _add_als(
+    grid: Candidates, index, forcing: bool = False
+) -> tuple[np.ndarray, np.ndarray, list[tuple]]:
     """Nodes for the digits of every almost locked set of two or more cells (one cell is a
     two-candidate cell, linked already), and the strong links between each two of them:
     the node pairs (a < b, each once, in the order first found: set by set, then as
     `itertools.combinations` pairs them), the set each pair was first found in (an index
     into the third item), and each set's (cells, digits). The pairs are made with arrays
-    from each set's node numbers, not pair by pair."""
+    from each set's node numbers, not pair by pair. With `forcing`, also the links from
+    each set to the cells it forces (`_forcing_pairs`), after them."""
     from solver.logic.als import als_graph  # als builds on this module's masks
 
     # the sets of the state's ALS finders (tried before the grouped chains), not found again
@@ -390,7 +398,46 @@ def _add_als(grid: Candidates, index) -> tuple[np.ndarray, np.ndarray, list[tupl
     _, once = np.unique(low * len(index) + high, return_index=True)
     once.sort()
     pairs = np.stack([low[once], high[once]], axis=1)
-    return pairs, owner[once], [(s.cells, s.digits) for s in sets]
+    owner = owner[once]
+    if forcing:  # those a larger set (with the cell) makes already are left out
+        more, more_owner = _forcing_pairs(grid, sets, index)
+        new = ~np.isin(more[:, 0] * len(index) + more[:, 1], low * len(index) + high)
+        pairs = np.concatenate([pairs, more[new]])
+        owner = np.concatenate([owner, more_owner[new]])
+    return pairs, owner, [(s.cells, s.digits) for s in sets]
+
+
+def _forcing_pairs(grid: Candidates, sets, index) -> tuple[np.ndarray, np.ndarray]:
+    """Strong links from an almost locked set to a cell it forces: if the set loses x it is
+    locked, so a cell outside it that sees every place of the set's digit e loses e; a
+    cell of three or more candidates, without x, that sees the set's every place of all
+    its candidates but one, z, is then z. So the set's x-cells or that cell's z is true
+    (HoDoKu's ALS left through several digits at once, "forcing" the next cell). Two-
+    candidate cells are left out: the set's x = e link and the cell's e = z say the same.
+    A cell in one unit with the whole set makes a larger set with it, which links x and z
+    already: the links are new where the cell sees only the places that matter.
+    Returns the node pairs (a < b) and the set of each."""
+    marks = grid.marks
+    size = grid.geometry.size
+    n_cells = len(marks)
+    bit = np.left_shift(1, np.arange(size))
+    cand = marks.astype(np.int64) @ bit  # each cell's candidates as bits
+    wide = (marks.sum(axis=1) >= 3) & (grid.values == 0)
+    seen = np.stack([s.seen_words[1 : size + 1] for s in sets])  # [set, digit - 1, word]
+    seen = np.unpackbits(seen.view(np.uint8), axis=2, count=n_cells, bitorder="little")
+    seen_digits = np.einsum("sdc,d->sc", seen.astype(np.int64), bit)  # [set, cell]
+    unseen = cand[None, :] & ~seen_digits  # a set's seen digits are its own
+    forced = wide[None, :] & (unseen != 0) & (unseen & (unseen - 1) == 0)  # one unseen
+    pairs, owners = [], []
+    for k, c in zip(*np.nonzero(forced), strict=True):
+        z = int(unseen[k, c]).bit_length()
+        nodes = {key[1]: key for key in _als_nodes(sets[k])}
+        for x in range(1, size + 1):
+            if x in nodes and not cand[c] >> (x - 1) & 1:
+                a, b = _node_index(index, nodes[x]), index[((int(c),), z)]
+                pairs.append((min(a, b), max(a, b)))
+                owners.append(int(k))
+    return _pair_array(pairs), np.array(owners, dtype=np.intp)
 
 
 @cache
@@ -717,11 +764,32 @@ def _continuous_loops(grid: Candidates, r: Reach) -> list[tuple]:
         for (a, _), (b, kind) in zip(cycle, cycle[1:], strict=False):
             through = graph.als_through(a % n, b % n)
             if kind == "=" and through is not None:
-                gone |= _locked_rest(grid, through, (nodes[a % n][1], nodes[b % n][1]))
+                gone |= _als_link_rest(grid, through, nodes[a % n], nodes[b % n])
         gone -= inside
         if gone:
             found.append((len(cycle) - 1, i, cycle, (), tuple(sorted(gone)), "cycle"))
     return found
+
+
+def _als_link_rest(grid: Candidates, als, a, b) -> set[tuple[int, int]]:
+    """What a strong link through an almost locked set clears in a closed loop, where
+    exactly one end of each link is true.
+
+    Between two of its digits x and y, the set holds just one of them: its other digits
+    are locked in it. From its x-cells to a cell it forces to z (`_forcing_pairs`): either
+    it lacks x, and holds all its other digits, or it holds x and the cell is one of its
+    other candidates e, which the set then lacks. Either way its digits but x and the
+    cell's are locked in it, and each such e is in the set's e-cells or the cell."""
+    cells = set(als[0])
+    if set(a[0]) <= cells and set(b[0]) <= cells:
+        return _locked_rest(grid, als, (a[1], b[1]))
+    (_, x), ((cell,), z) = (a, b) if set(a[0]) <= cells else (b, a)
+    exits = [e for e in grid.digits_of(cell) if e != z]
+    gone = _locked_rest(grid, als, (x, *exits))
+    for e in exits:
+        places = [c for c in als[0] if grid.marks[c, e - 1]] + [cell]
+        gone |= _seeing_all(grid, places, e, outside=[*als[0], cell])
+    return gone
 
 
 def _locked_rest(grid: Candidates, als, ends) -> set[tuple[int, int]]:
@@ -729,16 +797,20 @@ def _locked_rest(grid: Candidates, als, ends) -> set[tuple[int, int]]:
     holds just one of them: its other digits are locked in it, and leave every cell
     outside that sees all of the set's places for them."""
     cells, digits = als
-    sees = grid.layout.sees
     gone = set()
     for d in range(1, grid.geometry.size + 1):
         if not digits >> (d - 1) & 1 or d in ends:
             continue
         places = [c for c in cells if grid.marks[c, d - 1]]
-        seeing = sees[places].all(axis=0) & grid.marks[:, d - 1]
-        seeing[list(cells)] = False
-        gone |= {(int(c), d) for c in np.flatnonzero(seeing)}
+        gone |= _seeing_all(grid, places, d, outside=cells)
     return gone
+
+
+def _seeing_all(grid: Candidates, places, d: int, outside) -> set[tuple[int, int]]:
+    """Digit d in the cells, but those of `outside`, that see every one of `places`."""
+    seeing = grid.layout.sees[places].all(axis=0) & grid.marks[:, d - 1]
+    seeing[list(outside)] = False
+    return {(int(c), d) for c in np.flatnonzero(seeing)}
 
 
 def _sentence(grid, r, path, start, target, what) -> str:
@@ -846,7 +918,7 @@ def continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
 
 
 def grouped_continuous_nice_loops(grid: Candidates) -> Iterator[Step]:
-    return chain_steps(grid, "grouped continuous nice loop", GROUPED, kinds=("cycle",))
+    return chain_steps(grid, "grouped continuous nice loop", GROUPED_LOOPS, kinds=("cycle",))
 
 
 def grouped_aics(grid: Candidates) -> Iterator[Step]:
