@@ -37,7 +37,7 @@ from solver.logic.aic import (
 from solver.logic.als import als_chains, als_xy_wings, als_xz, death_blossoms
 from solver.logic.candidates import Candidates
 from solver.logic.chains import multi_colours, remote_pairs, simple_colouring
-from solver.logic.complex_fish import franken_fish, mutant_fish
+from solver.logic.complex_fish import franken_fish, large_mutant_fish, mutant_fish
 from solver.logic.fish import finned_fish, fish
 from solver.logic.forcing import forcing_chains
 from solver.logic.grade import Grade, grade_steps
@@ -120,6 +120,7 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     ("Franken fish", franken_fish),
     # HoDoKu's order too: mutant after Franken fish, both before forcing chains
     ("mutant fish", mutant_fish),
+    ("large mutant fish", large_mutant_fish),
     # a finned fish whose fins are followed by chains: HoDoKu's last resort before forcing
     # chains (its order: kraken fish 8450, forcing chains 8500)
     ("kraken fish", kraken_fish),
@@ -141,7 +142,11 @@ ONLY_IN_ALL_STEPS = {"continuous nice loop", "grouped continuous nice loop"}
 # fish off by default too): tried where nothing cheaper works, they made `explain` about 12%
 # slower on top1465 (40 puzzles, the same run); in a sample of 150 one puzzle used one and
 # needed a forcing chain all the same (108 finished without forcing chains either way).
-ASKED_ONLY = {"mutant fish"}
+ASKED_ONLY = {"mutant fish", "large mutant fish"}
+# Mutant squirmbags and whales cost 0.1 to 0.15 s of CPU a state each (top1465 states),
+# more than all the rest of `all_steps` together: `all_steps` too lists them only when
+# asked for by name.
+LISTED_WHEN_ASKED = {"large mutant fish"}
 # HoDoKu-like set without chains (HoDoKu counts the turbot fish among its single-digit
 # patterns, not its chains): what "logic without chains" means in bench/logic.py.
 CHAIN_FREE = TECHNIQUE_NAMES[: TECHNIQUE_NAMES.index("simple colouring")] + (
@@ -398,7 +403,10 @@ def all_steps(
     """
     grid, unique = _state_and_uniqueness(state, unique)
     found: dict[tuple, Step] = {}
-    for _name, technique in _selected(techniques, unique):
+    chosen = _selected(techniques, unique)
+    if techniques is None:
+        chosen = [(n, t) for n, t in chosen if n not in LISTED_WHEN_ASKED]
+    for _name, technique in chosen:
         for step in technique(grid):
             key = (step.technique, frozenset(step.placements), frozenset(step.eliminations))
             found.setdefault(key, step)

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 LEVELS = ("easy", "medium", "hard", "unfair", "extreme", "guess")
 PROJECT_LEVELS = {"expert": "unfair"}  # earlier project level -> HoDoKu's
+MUTANT_SIZES = ("X-wing", "swordfish", "jellyfish", "squirmbag", "whale")
 
 # technique -> (level, weight per step); HoDoKu's defaults unless noted
 TECHNIQUES: dict[str, tuple[str, int]] = {
@@ -98,8 +99,8 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
         for n, w in (("X-wing", 390), ("swordfish", 410), ("jellyfish", 430))
     },
     # mutant fish: HoDoKu rates them extreme (mutant 450, finned mutant 470 at every size)
-    **{f"mutant {n}": ("extreme", 450) for n in ("X-wing", "swordfish", "jellyfish")},
-    **{f"finned mutant {n}": ("extreme", 470) for n in ("X-wing", "swordfish", "jellyfish")},
+    **{f"mutant {n}": ("extreme", 450) for n in MUTANT_SIZES},
+    **{f"finned mutant {n}": ("extreme", 470) for n in MUTANT_SIZES},
     "kraken fish": ("extreme", 500),  # HoDoKu's weight (a last resort there, like forcing chains)
     "forcing chain (contradiction)": ("extreme", 500),
     "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
