@@ -42,7 +42,7 @@ from tests import test_logic_reglib as reglib  # noqa: E402
 
 SHARED = Path(os.environ.get("SUDOKU_LENS_SHARED", HERE.parent.parent / "shared"))
 SETS = ("top1465", "hardest1106")
-LAST_RESORT = ("forcing chain", "template", "guess")
+LAST_RESORT = ("forcing chain", "forcing net", "template", "guess")
 
 
 def load() -> str:
@@ -82,7 +82,7 @@ def puzzle_set(name: str, total: int, lines: list[str], first: bool = False) -> 
     sampled = ""
     if len(lines) < total:
         sampled = f" ({'the first' if first else 'random sample of'} {len(lines)} of {total})"
-    times, cpu, finished, used, kraken = [], [], 0, Counter(), 0
+    times, cpu, finished, used, kraken, no_guess = [], [], 0, Counter(), 0, 0
     for line in lines:
         puzzle = parse(line)
         start, start_cpu = time.perf_counter(), time.process_time()
@@ -93,6 +93,7 @@ def puzzle_set(name: str, total: int, lines: list[str], first: bool = False) -> 
         done = not any(k.startswith(LAST_RESORT) for k in kinds)
         finished += done
         kraken += done and "kraken fish" in kinds
+        no_guess += "guess" not in kinds
         used.update(kinds)
     n = len(lines)
     ms, cpu_ms = 1000 * np.array(times), 1000 * np.array(cpu)
@@ -103,6 +104,7 @@ def puzzle_set(name: str, total: int, lines: list[str], first: bool = False) -> 
         f"as a last resort and its default solver leaves them off), {finished - kraken} "
         f"without ({100 * (finished - kraken) / n:.1f}%)"
     )
+    print(f"finished without a guess (forcing chains, nets and templates allowed): {no_guess}/{n}")
     print(
         f"explain time per puzzle: mean {ms.mean():.1f} ms, p90 {np.percentile(ms, 90):.1f} ms "
         f"(CPU time of this process: mean {cpu_ms.mean():.1f} ms, p90 "

@@ -17,7 +17,7 @@ STUCK = (
     "+1..:513 913 516 916 518 523 923 126 726 228 729 533 933 237 538 643 444 446 447 449 153 "
     "253 453 354 754 459 163 463 663 466 678 878 679 879 894 696 896 398 598 399 599::"
 )
-LAST_RESORT = ("kraken fish", "forcing chain", "template set", "template delete")
+LAST_RESORT = ("kraken fish", "forcing chain", "forcing net", "template set", "template delete")
 
 
 def stuck_state():

@@ -126,6 +126,7 @@ DEAR = (
     "Franken fish",
     "mutant fish",
     "large mutant fish",
+    "forcing net",
     "kraken fish",
     "ALS chain",
     "death blossom",

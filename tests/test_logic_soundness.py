@@ -77,11 +77,13 @@ def check_puzzle(line: str, stride: int = 1, techniques=TECHNIQUE_NAMES) -> Tall
 @pytest.mark.skipif(not PUZZLES.is_dir(), reason="../shared not present (puzzle sets)")
 def test_every_step_at_explain_states_agrees_with_the_solution():
     """A fixed sample: one puzzle of every set, every third state, every technique but
-    forcing chains (sound by construction: they follow singles; their explain steps are
-    checked in test_logic_explain.py) and the mutant squirmbags and whales (a quarter of a
-    second a state; checked on the library's states in test_logic_reglib.py) so the test
-    stays within a minute or two."""
-    names = [n for n in TECHNIQUE_NAMES if n not in ("forcing chain", "large mutant fish")]
+    forcing chains and nets (sound by construction: they follow singles; their explain
+    steps are checked in test_logic_explain.py, the nets' on library states too) and the
+    mutant squirmbags and whales (a quarter of a second a state; checked on the library's
+    states in test_logic_reglib.py) so the test stays within a minute or two."""
+    names = [
+        n for n in TECHNIQUE_NAMES if n not in ("forcing chain", "forcing net", "large mutant fish")
+    ]
     total = Tally()
     for _, line in draw(1):
         total.add(check_puzzle(line, stride=3, techniques=names))

@@ -4,8 +4,8 @@
 technique (in the order below, easiest first) that can make progress, applies its step and
 starts again from the top, until the grid is full. When no technique applies, it makes a
 *marked guess*: the cell with fewest candidates gets the digit of the solver's answer, and
-logic resumes (without forcing chains: after a guess the grade is settled, and skipping the
-dearest technique keeps very hard and many-solution boards quick). The explanation records every step, the grade, whether logic alone solved
+logic resumes (without forcing chains and nets: after a guess the grade is settled, and
+skipping the dearest techniques keeps very hard and many-solution boards quick). The explanation records every step, the grade, whether logic alone solved
 it and how far logic got before the first guess.
 
 `hint(puzzle)` is the first step of that explanation: the next useful thing to notice.
@@ -39,7 +39,7 @@ from solver.logic.candidates import Candidates
 from solver.logic.chains import multi_colours, remote_pairs, simple_colouring
 from solver.logic.complex_fish import franken_fish, large_mutant_fish, mutant_fish
 from solver.logic.fish import finned_fish, fish
-from solver.logic.forcing import forcing_chains
+from solver.logic.forcing import forcing_chains, forcing_nets
 from solver.logic.grade import Grade, grade_steps
 from solver.logic.intersections import locked_candidates
 from solver.logic.kraken import kraken_fish
@@ -125,6 +125,9 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
     # chains (its order: kraken fish 8450, forcing chains 8500)
     ("kraken fish", kraken_fish),
     ("forcing chain", forcing_chains),
+    # every candidate supposed true and false, and eliminations read off too: HoDoKu's
+    # order (forcing chains 8500, forcing nets 8600)
+    ("forcing net", forcing_nets),
     # HoDoKu's last resort before brute force (its order: forcing chains 8500, template
     # set 8700, template delete 8800, brute force 8900); about 1.5 ms a state, 9x9 only
     ("template set", template_sets),
@@ -133,7 +136,7 @@ TECHNIQUES: tuple[tuple[str, Technique], ...] = (
 TECHNIQUE_NAMES = tuple(name for name, _ in TECHNIQUES)
 BATCHED = {"full house", "naked single", "hidden single"}
 NEEDS_UNIQUENESS = {"unique rectangle", "hidden rectangle", "avoidable rectangle", "BUG+1"}
-AFTER_GUESS_SKIPPED = {"forcing chain"}
+AFTER_GUESS_SKIPPED = {"forcing chain", "forcing net"}
 # Every elimination of a continuous nice loop is also that of an AIC (the loop without one
 # of its weak links), tried earlier: in `explain` they could never fire, so only
 # `all_steps` (a player's view of every pattern) looks for them.

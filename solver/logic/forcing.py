@@ -156,3 +156,137 @@ def forcing_chains(grid: Candidates) -> Iterator[Step]:
             if step is not None:
                 yield step
                 return
+
+
+# -- forcing nets ------------------------------------------------------------------------
+#
+# Forcing chains above suppose the candidates of narrow cells and units true. Forcing nets
+# suppose every candidate both true and false, and read more off the consequences: a
+# supposition that breaks the grid is wrong either way round, and whatever every case of a
+# cell, of a unit's places for a digit, or of a candidate being true or false leads to
+# holds, eliminations as well as placements (HoDoKu's forcing nets, contradiction and
+# verity). The consequences are the singles that follow, each from all that came before:
+# a net, not a chain.
+
+
+def _outcomes(grid: Candidates, branch: Candidates) -> tuple[np.ndarray, np.ndarray]:
+    """(true, false): [cell, digit - 1] candidates of `grid` a branch makes true (placed)
+    and false (struck out, or its cell given another digit)."""
+    size = grid.geometry.size
+    placed = branch.values[:, None] == np.arange(1, size + 1)[None, :]
+    open_ = (grid.values == 0)[:, None]
+    return placed & open_, grid.marks & ~branch.marks & ~placed
+
+
+def _net_branch(grid: Candidates, cell: int, digit: int, true: bool):
+    """The branch that supposes (cell, digit) true or false: (trail, broken, outcomes)."""
+    branch = grid.copy()
+    if true:
+        branch.place(cell, digit)
+    else:
+        branch.eliminate(cell, digit)
+    trail, broken = propagate(branch)
+    trail = [(cell, digit)] + trail if true else trail
+    return trail, broken, None if broken else _outcomes(grid, branch)
+
+
+def _supposition(grid: Candidates, cell: int, digit: int, true: bool) -> str:
+    return f"{grid.name(cell)} is {'' if true else 'not '}{grid.symbol(digit)}"
+
+
+def _cause(grid: Candidates, trail, cell: int, digit: int, true: bool) -> list:
+    """The trail up to the placement that settles (cell, digit): the digit itself, another
+    digit in the cell, or the digit in a peer."""
+    sees = grid.layout.sees
+    for k, (c, d) in enumerate(trail):
+        if (true and (c, d) == (cell, digit)) or (
+            not true and ((c == cell and d != digit) or (d == digit and sees[c, cell]))
+        ):
+            return trail[: k + 1]
+    return trail
+
+
+def _change_list(grid: Candidates, changes) -> str:
+    """Changes as text ("r1c1=5, r2c2≠3") from [((cell, digit), placed?), ...]."""
+    return ", ".join(
+        f"{grid.name(c)}{'=' if true else '≠'}{grid.symbol(d)}" for (c, d), true in changes
+    )
+
+
+def _common_step(grid, kind, subject, cases, branches) -> Step | None:
+    """What every case (supposition, (trail, broken, outcomes)) leads to, as one step."""
+    true = np.logical_and.reduce([b[2][0] for b in branches])
+    false = np.logical_and.reduce([b[2][1] for b in branches])
+    placements = [(int(c), int(d) + 1) for c, d in zip(*np.nonzero(true), strict=True)]
+    eliminations = [(int(c), int(d) + 1) for c, d in zip(*np.nonzero(false), strict=True)]
+    # a placement says its cell's other digits too
+    eliminations = [(c, d) for c, d in eliminations if c not in dict(placements)]
+    if not placements and not eliminations:
+        return None
+    # the first change, with each case's singles up to it; the others said after it
+    changes = [(p, True) for p in placements] + [(e, False) for e in eliminations]
+    (first, is_true), rest = changes[0], changes[1:]
+    shown = "; ".join(
+        f"if {text}: {_trail_text(grid, _cause(grid, b[0], *first, is_true)) or 'at once'}"
+        for text, b in zip(cases, branches, strict=True)
+    )
+    likewise = f", and likewise to {_change_list(grid, rest)}" if rest else ""
+    return Step(
+        f"forcing net ({kind})",
+        f"{subject}; every case leads to {_change_list(grid, [changes[0]])} ({shown})"
+        f"{likewise}; so {'they hold' if rest else 'it holds'}",
+        placements=tuple(placements),
+        eliminations=tuple(eliminations),
+        cells=tuple(dict.fromkeys(c for c, _ in placements + eliminations)),
+        digits=tuple(sorted({d for _, d in placements + eliminations})),
+    )
+
+
+def forcing_nets(grid: Candidates) -> Iterator[Step]:
+    """Contradictions first (a candidate supposed true, then false, breaking the grid),
+    then what a candidate leads to whether true or false, then what every candidate of a
+    cell, or every place of a digit in a unit, leads to."""
+    candidates = [(int(c), int(d) + 1) for c, d in zip(*np.nonzero(grid.marks), strict=True)]
+    branches: dict[tuple[int, int, bool], tuple] = {}
+    for true in (True, False):
+        for cell, digit in candidates:
+            branches[cell, digit, true] = trail, broken, _ = _net_branch(grid, cell, digit, true)
+            if broken:
+                supposed = _supposition(grid, cell, digit, true)
+                yield Step(
+                    "forcing net (contradiction)",
+                    f"suppose {supposed}: singles then give {_trail_text(grid, trail) or 'nothing'}"
+                    f", and {broken}; so {_supposition(grid, cell, digit, not true)}",
+                    placements=() if true else ((cell, digit),),
+                    eliminations=((cell, digit),) if true else (),
+                    cells=(cell,),
+                    digits=(digit,),
+                )
+    for cell, digit in candidates:
+        both = [branches[(cell, digit, True)], branches[(cell, digit, False)]]
+        if any(broken for _, broken, _ in both):
+            continue  # said above
+        step = _common_step(
+            grid,
+            "either way",
+            f"{grid.name(cell)} is {grid.symbol(digit)} or not",
+            ["it is", "not"],
+            both,
+        )
+        if step is not None:
+            yield step
+    for kind, subject, options in _every_alternative(grid):
+        cases = [f"{grid.name(c)}={grid.symbol(d)}" for c, d in options]
+        each = [branches[(c, d, True)] for c, d in options]
+        if any(broken for _, broken, _ in each):
+            continue
+        step = _common_step(grid, kind, subject, cases, each)
+        if step is not None:
+            yield step
+
+
+def _every_alternative(grid: Candidates) -> Iterator[tuple[str, str, list]]:
+    """The candidates of every open cell, and the places of every digit in every unit
+    (each a set of which exactly one is true), narrowest first."""
+    for width in range(2, grid.geometry.size + 1):
+        yield from _alternatives(grid, width)

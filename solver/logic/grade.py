@@ -105,6 +105,11 @@ TECHNIQUES: dict[str, tuple[str, int]] = {
     "forcing chain (contradiction)": ("extreme", 500),
     "forcing chain (cell)": ("extreme", 500),  # HoDoKu's forcing chain verity
     "forcing chain (unit)": ("extreme", 500),  # HoDoKu's forcing chain verity
+    # HoDoKu's forcing nets (contradiction and verity): 700
+    **{
+        f"forcing net ({kind})": ("extreme", 700)
+        for kind in ("contradiction", "either way", "cell", "unit")
+    },
     # HoDoKu scores templates as it scores brute force (10000, extreme). Here the marked
     # guess weighs 2000, and a template step is logic, not a guess: 1000, between forcing
     # chains and the guess, so one template never outweighs a guess.
