@@ -150,12 +150,13 @@ def _consequence(grid: Candidates, kind: str, subject: str, options) -> Step | N
 
 
 def forcing_chains(grid: Candidates) -> Iterator[Step]:
+    """Every alternative of two, then three candidates, each supposed in turn (lazily:
+    `explain` and `hint` take the first step)."""
     for width in range(2, MAX_WIDTH + 1):
         for kind, subject, options in _alternatives(grid, width):
             step = _consequence(grid, kind, subject, options)
             if step is not None:
                 yield step
-                return
 
 
 # -- forcing nets ------------------------------------------------------------------------
