@@ -56,7 +56,7 @@ def kraken_fish(grid: Candidates) -> Iterator[Step]:
     of eliminations once."""
     g = grid.geometry
     kinds = set(grid.layout.kind)
-    if g.size > MAX_SIZE or not {"row", "column", "box"} <= kinds:
+    if g.size > MAX_SIZE or g.n_cells > MAX_SIZE**2 or not {"row", "column", "box"} <= kinds:
         return
     r = aic._reach_of(grid, **aic.GROUPED)
     falsify = _falsifies(grid, r)
