@@ -778,8 +778,8 @@ def _als_link_rest(grid: Candidates, als, a, b) -> set[tuple[int, int]]:
     Between two of its digits x and y, the set holds just one of them: its other digits
     are locked in it. From its x-cells to a cell it forces to z (`_forcing_pairs`): either
     it lacks x, and holds all its other digits, or it holds x and the cell is one of its
-    other candidates e, which the set then lacks. Either way its digits but x and the
-    cell's are locked in it, and each such e is in the set's e-cells or the cell."""
+    other candidates e, which the set then lacks. Either way its digits but x and those
+    other candidates are locked in it, and each such e is in the set's e-cells or the cell."""
     cells = set(als[0])
     if set(a[0]) <= cells and set(b[0]) <= cells:
         return _locked_rest(grid, als, (a[1], b[1]))
