@@ -260,6 +260,6 @@ def test_a_continuous_loop_through_a_forced_cell():
         for s in grouped_continuous_nice_loops(case.grid.copy())
         if case.eliminations <= set(s.eliminations)
     ]
-    assert found and "=ALS[" in found[0].text
+    assert found and "=ALS[r7c8 r7c9 r8c9 r9c9 (12568) forces r1c9]=" in found[0].text
     plain = chain_steps(case.grid.copy(), "loop", GROUPED, ("cycle",))
     assert all(not case.eliminations <= set(s.eliminations) for s in plain)

@@ -617,13 +617,16 @@ def chain_text(grid: Candidates, r: Reach, path) -> str:
 
 
 def _strong_text(grid: Candidates, graph: Graph, a: int, b: int) -> str:
-    """The strong link's sign: "=ALS[cells]=" where only an almost locked set makes it."""
+    """The strong link's sign: "=ALS[cells (digits)]=" where only an almost locked set makes
+    it, "=ALS[cells (digits) forces cell]=" where the set forces a cell outside it."""
     through = graph.als_through(a, b)
     if through is None:
         return "="
     cells, digits = through
     symbols = "".join(grid.symbol(d + 1) for d in range(grid.geometry.size) if digits >> d & 1)
-    return f"=ALS[{' '.join(grid.name(c) for c in cells)} ({symbols})]="
+    outside = [graph.nodes[k][0][0] for k in (a, b) if not set(graph.nodes[k][0]) <= set(cells)]
+    forces = f" forces {grid.name(outside[0])}" if outside else ""
+    return f"=ALS[{' '.join(grid.name(c) for c in cells)} ({symbols}){forces}]="
 
 
 def conclusions(grid: Candidates, r: Reach, *, kinds=("ends", "ends2", "loop")) -> Iterator[tuple]:
