@@ -63,11 +63,16 @@ def propagate(
     return trail, grid.contradiction()
 
 
-def _suppose(grid: Candidates, cell: int, digit: int):
+def _suppose(grid: Candidates, cell: int, digit: int, true: bool = True):
+    """The branch that supposes (cell, digit) true (or false), singles followed:
+    (branch, trail, why it broke or None)."""
     branch = grid.copy()
-    branch.place(cell, digit)
+    if true:
+        branch.place(cell, digit)
+    else:
+        branch.eliminate(cell, digit)
     trail, broken = propagate(branch)
-    return branch, [(cell, digit)] + trail, broken
+    return branch, [(cell, digit)] + trail if true else trail, broken
 
 
 def _trail_text(grid: Candidates, trail) -> str:
@@ -76,16 +81,24 @@ def _trail_text(grid: Candidates, trail) -> str:
     return " → ".join(shown) + more
 
 
-def _contradiction_step(grid, cell, digit, trail, broken) -> Step:
-    sym = grid.symbol(digit)
+def _contradiction_step(
+    grid, cell, digit, trail, broken, technique="forcing chain", true=True
+) -> Step:
+    """Supposing (cell, digit) true (false) breaks the grid: so it is false (true)."""
     return Step(
-        "forcing chain (contradiction)",
-        f"suppose {grid.name(cell)} is {sym}: singles then give {_trail_text(grid, trail)}, "
-        f"and {broken}; so {grid.name(cell)} is not {sym}",
-        eliminations=((cell, digit),),
+        f"{technique} (contradiction)",
+        f"suppose {_supposition(grid, cell, digit, true)}: singles then give "
+        f"{_trail_text(grid, trail) or 'nothing'}, and {broken}; so "
+        f"{_supposition(grid, cell, digit, not true)}",
+        placements=() if true else ((cell, digit),),
+        eliminations=((cell, digit),) if true else (),
         cells=(cell,),
         digits=(digit,),
     )
+
+
+def _supposition(grid: Candidates, cell: int, digit: int, true: bool) -> str:
+    return f"{grid.name(cell)} is {'' if true else 'not '}{grid.symbol(digit)}"
 
 
 def _common_placement(grid: Candidates, branches) -> tuple[int, int] | None:
@@ -180,19 +193,9 @@ def _outcomes(grid: Candidates, branch: Candidates) -> tuple[np.ndarray, np.ndar
 
 
 def _net_branch(grid: Candidates, cell: int, digit: int, true: bool):
-    """The branch that supposes (cell, digit) true or false: (trail, broken, outcomes)."""
-    branch = grid.copy()
-    if true:
-        branch.place(cell, digit)
-    else:
-        branch.eliminate(cell, digit)
-    trail, broken = propagate(branch)
-    trail = [(cell, digit)] + trail if true else trail
+    """`_suppose`'s branch as (trail, broken, outcomes)."""
+    branch, trail, broken = _suppose(grid, cell, digit, true)
     return trail, broken, None if broken else _outcomes(grid, branch)
-
-
-def _supposition(grid: Candidates, cell: int, digit: int, true: bool) -> str:
-    return f"{grid.name(cell)} is {'' if true else 'not '}{grid.symbol(digit)}"
 
 
 def _cause(grid: Candidates, trail, cell: int, digit: int, true: bool) -> list:
@@ -253,16 +256,7 @@ def forcing_nets(grid: Candidates) -> Iterator[Step]:
         for cell, digit in candidates:
             branches[cell, digit, true] = trail, broken, _ = _net_branch(grid, cell, digit, true)
             if broken:
-                supposed = _supposition(grid, cell, digit, true)
-                yield Step(
-                    "forcing net (contradiction)",
-                    f"suppose {supposed}: singles then give {_trail_text(grid, trail) or 'nothing'}"
-                    f", and {broken}; so {_supposition(grid, cell, digit, not true)}",
-                    placements=() if true else ((cell, digit),),
-                    eliminations=((cell, digit),) if true else (),
-                    cells=(cell,),
-                    digits=(digit,),
-                )
+                yield _contradiction_step(grid, cell, digit, trail, broken, "forcing net", true)
     for cell, digit in candidates:
         both = [branches[(cell, digit, True)], branches[(cell, digit, False)]]
         if any(broken for _, broken, _ in both):
