@@ -191,10 +191,13 @@ def test_frames_faster_than_the_limit_are_answered_not_solved(strict):
         for _ in range(8):  # without waiting for the answers
             live.send(frame)
         replies = [json.loads(live.recv(timeout=10)) for _ in range(8)]
-    codes = [r.get("code") for r in replies]
-    assert codes[:5] == [None] * 5, "five a second are allowed"
-    assert codes[5:] == ["too_fast"] * 3
-    assert "5 frames a second" in replies[-1]["message"]
+    by_seq = {r["seq"]: r.get("code") for r in replies}
+    assert sorted(by_seq) == list(range(1, 9)), "every frame is answered once"
+    assert [by_seq[s] for s in (6, 7, 8)] == ["too_fast"] * 3, "five a second are allowed"
+    # of the five allowed, those that came while another was solved were replaced by the
+    # latest (never queued); the latest is always solved
+    assert {by_seq[s] for s in range(1, 5)} <= {None, "superseded"} and by_seq[5] is None
+    assert "5 frames a second" in next(r for r in replies if r["seq"] == 8)["message"]
 
 
 def test_connections_per_client_and_in_all(strict):
@@ -234,16 +237,23 @@ def test_a_silent_connection_is_told_and_closed(strict):
         assert closed.value.rcvd.code == 1000
 
 
-def test_busy_solvers_answer_busy(strict, video):
-    """One solver, no queue: a frame arriving while another is being read is refused."""
+def test_frames_the_solvers_cannot_take_wait_as_the_latest(strict, video):
+    """One solver: a frame arriving while another connection's is read waits for its turn
+    (it is not refused, nor queued in the pool); a newer one replaces it."""
     slow = cv2.resize(video.frames[0].image, (1150, 860))  # a large frame: a long read
     slow = cv2.imencode(".jpg", slow, [cv2.IMWRITE_JPEG_QUALITY, 70])[1].tobytes()
     with open_live(strict) as (first, _), open_live(strict) as (second, _):
         first.send(slow)
         time.sleep(0.005)
-        reply = answer(second, video.frames[0].jpeg)[-1]
-        assert reply["code"] == "busy" and reply["retry_after_ms"] >= 1000
+        for _ in range(3):
+            second.send(video.frames[0].jpeg)
+        replies = []
+        while not replies or replies[-1].get("seq") != 3:
+            replies.append(json.loads(second.recv(timeout=30)))
         assert json.loads(first.recv(timeout=30))["type"] in ("frame", "grid")
+    codes = {r["seq"]: r.get("code") for r in replies if r["type"] != "grid"}
+    assert codes[1] == "superseded" and codes[3] is None, replies
+    assert "only the latest" in next(r for r in replies if r.get("seq") == 1)["message"]
 
 
 def test_serve_refuses_half_a_certificate(tmp_path):

@@ -82,7 +82,7 @@ def serve(
     from api.service import create_app
 
     give_back_large_buffers()
-    from api.service.protocol import guarded_h11
+    from api.service.protocol import bounded_websocket, guarded_h11
 
     uvicorn.run(
         create_app(settings),
@@ -100,6 +100,15 @@ def serve(
         # over, the socket closes with 1009 (message too big) before it is all read.
         ws_max_size=max(4 * settings.live_max_frame_bytes, 2**20),
         ws_per_message_deflate=False,  # frames are JPEG: compressing them again is wasted work
+        ws=bounded_websocket(
+            send_timeout_s=settings.live_send_timeout_s,
+            max_messages_s=settings.live_max_messages_s,
+        ),
+        # X-Forwarded-For names the client only when it comes from a configured proxy: uvicorn
+        # otherwise trusts it from loopback, and the per-address limits would trust anyone
+        # on this machine who sets it.
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=settings.trusted_proxies or None,
     )
 
 

@@ -163,3 +163,137 @@ class LocalServer:
                 os.killpg(self.process.pid, signal.SIGKILL)
                 self.process.wait(timeout=5)
         self.log.close()
+
+
+class RawWebSocket:
+    """A WebSocket client over a bare socket that frames its messages itself, to behave as
+    no library would (tests and bench/attack.py): never read, flood pings or tiny frames,
+    announce a message larger than any limit and keep sending it.
+
+    >>> with RawWebSocket(server.port) as ws:           # doctest: +SKIP
+    ...     ws.send(b"\\xff\\xd8", opcode=2)
+    ...     ws.messages(1)
+    """
+
+    TEXT, BINARY, CLOSE, PING = 1, 2, 8, 9
+
+    def __init__(
+        self,
+        port: int,
+        path: str = "/v1/live",
+        headers: dict[str, str] | None = None,
+        receive_buffer: int | None = None,
+        source: str = "127.0.0.1",
+    ):
+        import base64
+
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if receive_buffer is not None:  # before connecting: a small window, a slow reader
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, receive_buffer)
+        self.sock.bind((source, 0))
+        self.sock.settimeout(10)
+        self.sock.connect(("127.0.0.1", port))
+        key = base64.b64encode(os.urandom(16)).decode()
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        self.sock.sendall(
+            f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nUpgrade: websocket\r\n"
+            f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+            f"Sec-WebSocket-Version: 13\r\n{extra}\r\n".encode()
+        )
+        self.buffer = b""
+        while b"\r\n\r\n" not in self.buffer:
+            chunk = self.sock.recv(4096)
+            if not chunk:
+                raise ConnectionError("the server closed the connection during the handshake")
+            self.buffer += chunk
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        if not head.startswith(b"HTTP/1.1 101"):
+            raise ConnectionError(head.decode("latin-1"))
+
+    def __enter__(self) -> RawWebSocket:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.sock.close()
+
+    @staticmethod
+    def frame(payload: bytes, opcode: int = 2, length: int | None = None) -> bytes:
+        """One masked client frame; `length` may claim more than `payload` holds."""
+        import struct
+
+        size = len(payload) if length is None else length
+        if size < 126:
+            head = struct.pack("!BB", 0x80 | opcode, 0x80 | size)
+        elif size < 2**16:
+            head = struct.pack("!BBH", 0x80 | opcode, 0x80 | 126, size)
+        else:
+            head = struct.pack("!BBQ", 0x80 | opcode, 0x80 | 127, size)
+        mask = os.urandom(4)
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload)) if payload else b""
+        return head + mask + masked
+
+    def send(self, payload: bytes | str, opcode: int | None = None) -> None:
+        if isinstance(payload, str):
+            payload, opcode = payload.encode(), opcode or self.TEXT
+        self.sock.sendall(self.frame(payload, opcode or self.BINARY))
+
+    def read_frame(self, timeout: float = 10) -> tuple[int, bytes] | None:
+        """(opcode, payload) of the next frame from the server; None once it closed."""
+        import struct
+
+        self.sock.settimeout(timeout)
+
+        def need(n: int) -> bool:
+            while len(self.buffer) < n:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return False
+                self.buffer += chunk
+            return True
+
+        if not need(2):
+            return None
+        opcode, size = self.buffer[0] & 0x0F, self.buffer[1] & 0x7F
+        at = 2
+        if size == 126:
+            if not need(4):
+                return None
+            size, at = struct.unpack("!H", self.buffer[2:4])[0], 4
+        elif size == 127:
+            if not need(10):
+                return None
+            size, at = struct.unpack("!Q", self.buffer[2:10])[0], 10
+        if not need(at + size):
+            return None
+        payload, self.buffer = self.buffer[at : at + size], self.buffer[at + size :]
+        return opcode, payload
+
+    def messages(self, n: int, timeout: float = 10) -> list:
+        """The next `n` text messages, parsed (a close frame ends the list early)."""
+        import json
+
+        found = []
+        while len(found) < n:
+            frame = self.read_frame(timeout)
+            if frame is None or frame[0] == self.CLOSE:
+                break
+            if frame[0] == self.TEXT:
+                found.append(json.loads(frame[1]))
+        return found
+
+    def close_code(self, timeout: float = 10) -> tuple[int | None, str]:
+        """Read until the server's close frame: (its code, its reason); (None, "") if the
+        connection ended without one."""
+        import struct
+
+        while True:
+            try:
+                frame = self.read_frame(timeout)
+            except (ConnectionResetError, TimeoutError):
+                return None, ""
+            if frame is None:
+                return None, ""
+            if frame[0] == self.CLOSE:
+                payload = frame[1]
+                code = struct.unpack("!H", payload[:2])[0] if len(payload) >= 2 else None
+                return code, payload[2:].decode(errors="replace")

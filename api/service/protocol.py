@@ -17,11 +17,14 @@ leaves the deadline behind (the live route has its own idle limit).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import socket
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from api.service.errors import error_body
 
@@ -158,3 +161,257 @@ def guarded_h11(*, header_timeout_s: float) -> type[GuardedH11Protocol]:
         A GuardedH11Protocol subclass.
     """
     return type("GuardedH11", (GuardedH11Protocol,), {"header_timeout_s": header_timeout_s})
+
+
+# -- WebSocket (/v1/live) ---------------------------------------------------------------------
+
+# Bytes parsed at a time: few after a message (a burst of tiny frames is counted as it is
+# parsed, never parsed whole), doubling while no message ends (a large frame).
+FEED_BYTES = (512, 65536)
+WRITE_HOLD_BYTES = 64 * 1024  # unsent bytes (answers, pongs) past which nothing more is read
+KERNEL_SEND_BYTES = 64 * 1024  # the socket's kernel send buffer (Linux doubles it)
+LINGER_S = 2.0  # a closing socket's last chance to take its close frame, then it is cut
+DRAIN_BYTES = 64 * 2**20  # most bytes thrown away after refusing an oversized message
+
+
+class BoundedWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, bounded in time and memory whatever the client does.
+
+    - Bytes are parsed FEED_BYTES at a time, and only while the app has taken every message
+      parsed before: unparsed bytes wait in the kernel (reading is paused), so the client is
+      slowed by TCP itself, not by the event loop's work.
+    - Messages (frames and commands) and pings are counted per second; past `max_messages_s`
+      or `max_pings_s` nothing more is read until the second ends, so pongs are answered at a
+      bounded rate and a flood of tiny frames costs a bounded share of the loop.
+    - Past WRITE_HOLD_BYTES of unsent answers nothing more is read either; a write buffer that
+      stays full (the client reads nothing) for `send_timeout_s` cuts the connection, as does
+      a close that has not completed LINGER_S after its close frame (a keepalive ping
+      unanswered, the app's close, the app's end).
+    - A message over the size limit is answered with close code 1009 and the connection is
+      kept LINGER_S more, its input thrown away, so a client still sending gets the close
+      frame rather than a reset.
+    """
+
+    send_timeout_s: float = 20.0
+    max_messages_s: float = 70.0
+    max_pings_s: float = 5.0
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.unparsed = b""
+        self.at = 0  # how much of `unparsed` was fed to the parser
+        self.feed_bytes = FEED_BYTES[0]
+        self.reading = True
+        self.window = (0.0, 0, 0)  # (start, messages, pings)
+        self.held_until = 0.0
+        self.wake = None
+        self.stall_timer = None
+        self.parsed = 0  # messages and pings so far
+        self.draining = -1  # bytes thrown away after a refusal; -1 while not draining
+
+    # -- reading, paced --------------------------------------------------------------------
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        transport.set_write_buffer_limits(high=WRITE_HOLD_BYTES)
+        # The kernel's own send buffer would otherwise grow to megabytes for a client that
+        # reads nothing (answers are a few hundred bytes): a fixed one lets the write buffer
+        # fill, and the send timeout tell, within seconds.
+        sock = transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, KERNEL_SEND_BYTES)
+
+    def data_received(self, data: bytes) -> None:
+        if self.draining >= 0:
+            self.draining += len(data)
+            if self.draining > DRAIN_BYTES:
+                self.transport.abort()
+            return
+        self.unparsed = self.unparsed[self.at :] + data
+        self.at = 0
+        self.feed()
+
+    def feed(self) -> None:
+        """Parse what has arrived, a little at a time, while nothing holds it back."""
+        if self.wake is not None:
+            self.wake.cancel()
+            self.wake = None
+        if self.transport is None or self.draining >= 0:
+            return
+        while self.at < len(self.unparsed) and not self.holding():
+            chunk = self.unparsed[self.at : self.at + self.feed_bytes]
+            self.at += len(chunk)
+            self.conn.receive_data(chunk)
+            if self.conn.parser_exc is not None:
+                self.handle_parser_exception()
+                return
+            ended = self.handle_events()
+            small, large = FEED_BYTES
+            self.feed_bytes = small if ended else min(large, 2 * self.feed_bytes)
+        if self.at >= len(self.unparsed):
+            self.unparsed, self.at = b"", 0
+        self.set_reading(not self.unparsed and not self.holding())
+        if self.held_until > self.loop.time() and not self.transport.is_closing():
+            self.wake = self.loop.call_at(self.held_until, self.feed)
+
+    def holding(self) -> bool:
+        """Whether to parse nothing more for now: the app has a message it has not taken,
+        the client sent its share for this second, or answers wait to be sent."""
+        if self.transport.is_closing():
+            return False
+        if not self.close_sent and not self.queue.empty():
+            return True
+        if self.loop.time() < self.held_until:
+            return True
+        return self.transport.get_write_buffer_size() > WRITE_HOLD_BYTES
+
+    def set_reading(self, wanted: bool) -> None:
+        if wanted == self.reading or self.transport.is_closing():
+            return
+        self.reading = wanted
+        if wanted:
+            self.transport.resume_reading()
+        else:
+            self.transport.pause_reading()
+
+    def handle_events(self) -> int:
+        """uvicorn's, returning how many messages and pings it parsed."""
+        before = self.parsed
+        super().handle_events()
+        return self.parsed - before
+
+    def count(self, messages: int = 0, pings: int = 0) -> None:
+        """Count a message or a ping in this second; past a limit, hold until it ends."""
+        self.parsed += 1
+        now = self.loop.time()
+        start, seen, pinged = self.window
+        if now - start >= 1.0:
+            start, seen, pinged = now, 0, 0
+        seen, pinged = seen + messages, pinged + pings
+        self.window = (start, seen, pinged)
+        if seen >= self.max_messages_s or pinged >= self.max_pings_s:
+            self.held_until = start + 1.0
+
+    def send_receive_event_to_app(self) -> None:
+        """As uvicorn's, but reading is paced by `feed`, and each message counted."""
+        data = self.frames[0] if len(self.frames) == 1 else b"".join(self.frames)
+        self.frames = []
+        if self.close_sent:
+            return
+        self.count(messages=1)
+        if self.curr_msg_data_type == "text":
+            try:
+                text = data.decode()
+            except UnicodeDecodeError:  # websockets checks UTF-8 first; kept as uvicorn has it
+                self.conn.fail(1007, "a text message must be UTF-8")
+                self.handle_parser_exception()
+                return
+            self.queue.put_nowait({"type": "websocket.receive", "text": text})
+        else:
+            self.queue.put_nowait({"type": "websocket.receive", "bytes": data})
+
+    def handle_ping(self) -> None:
+        self.count(pings=1)
+        super().handle_ping()
+
+    async def receive(self):
+        message = await self.queue.get()
+        if self.queue.empty():
+            self.loop.call_soon(self.feed)
+        return message
+
+    # -- writing, bounded in time ----------------------------------------------------------
+    def pause_writing(self) -> None:
+        super().pause_writing()
+        if self.stall_timer is None:
+            self.stall_timer = self.loop.call_later(self.send_timeout_s, self.stalled)
+
+    def resume_writing(self) -> None:
+        super().resume_writing()
+        if self.stall_timer is not None:
+            self.stall_timer.cancel()
+            self.stall_timer = None
+        self.feed()
+
+    def stalled(self) -> None:
+        self.stall_timer = None
+        log.warning(
+            "closed a WebSocket from %s: it read nothing for %g s",
+            self.client[0] if self.client else "?",
+            self.send_timeout_s,
+        )
+        self.transport.abort()
+
+    def cut_later(self, seconds: float = LINGER_S) -> None:
+        """Abort the connection if it is still open `seconds` from now (a close stuck
+        behind a write buffer the client never reads)."""
+        self.loop.call_later(seconds, self.cut)
+
+    def cut(self) -> None:
+        if not self.disconnected:
+            self.transport.abort()
+
+    def keepalive_timeout(self) -> None:
+        super().keepalive_timeout()
+        self.cut_later()
+
+    async def send(self, message) -> None:
+        await super().send(message)
+        if message["type"] == "websocket.close":
+            self.feed()  # the client's close frame is read whatever else waits
+            self.cut_later(self.close_timeout + LINGER_S)
+
+    async def run_asgi(self) -> None:
+        await super().run_asgi()
+        self.cut_later(self.close_timeout + LINGER_S)
+
+    def handle_parser_exception(self) -> None:
+        """Close with the parser's code (1009 for a message too large, 1002, 1007) and a
+        reason, then keep reading and dropping for LINGER_S so the close frame arrives."""
+        assert self.conn.close_sent is not None
+        close = self.conn.close_sent
+        self.queue.put_nowait(
+            {"type": "websocket.disconnect", "code": close.code, "reason": close.reason}
+        )
+        self.transport.write(b"".join(self.conn.data_to_send()))
+        self.close_sent = True
+        self.unparsed, self.at = b"", 0
+        self.draining = 0
+        self.set_reading(True)
+        if self.transport.can_write_eof():
+            self.transport.write_eof()
+        # as the app's own close does (uvicorn then leaves the transport open when it ends)
+        self.close_timer = self.loop.call_later(LINGER_S, self.transport.close)
+        self.cut_later(2 * LINGER_S)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        for timer in (self.wake, self.stall_timer):
+            if timer is not None:
+                timer.cancel()
+        self.unparsed, self.at = b"", 0
+        super().connection_lost(exc)
+
+
+def bounded_websocket(
+    *, send_timeout_s: float, max_messages_s: float, max_pings_s: float = 5.0
+) -> type[BoundedWebSocket]:
+    """The WebSocket protocol class to hand uvicorn (`ws=`), with these bounds.
+
+    Parameters
+    ----------
+    send_timeout_s : float
+        Seconds a full write buffer may stay full before the connection is cut.
+    max_messages_s, max_pings_s : float
+        Messages and pings read from one connection a second.
+
+    Returns
+    -------
+    type
+        A BoundedWebSocket subclass.
+    """
+    bounds = {
+        "send_timeout_s": send_timeout_s,
+        "max_messages_s": max_messages_s,
+        "max_pings_s": max_pings_s,
+    }
+    return type("BoundedWS", (BoundedWebSocket,), bounds)

@@ -28,6 +28,8 @@ the machine it runs on, so `sudoku-lens serve` works out of the box. docs/http.m
 | SUDOKU_LENS_LIVE_MAX_CONNECTIONS | 16 | live connections open at once, all clients |
 | SUDOKU_LENS_LIVE_MAX_PER_CLIENT | 4 | live connections open at once from one address |
 | SUDOKU_LENS_LIVE_IDLE_S | 30 | a live connection that sends no frame this long is closed |
+| SUDOKU_LENS_LIVE_SEND_TIMEOUT_S | 20 | a live connection whose answers cannot be sent this long (it reads nothing) is closed |
+| SUDOKU_LENS_TRUSTED_PROXIES | (none) | addresses whose X-Forwarded-For names the client (comma-separated; `*` any); by default no one's is trusted |
 
 >>> Settings(max_upload_mb=2).max_upload_bytes
 2097152
@@ -83,6 +85,14 @@ class Settings(BaseSettings):
     live_max_connections: int = Field(16, ge=1)
     live_max_per_client: int = Field(4, ge=1)
     live_idle_s: float = Field(30.0, gt=0)
+    live_send_timeout_s: float = Field(20.0, gt=0)
+    trusted_proxies: str = ""  # "" = trust no X-Forwarded-For header
+
+    @property
+    def live_max_messages_s(self) -> float:
+        """Messages one live connection may send a second (frames, commands) before its
+        reading pauses: twice the frame rate, and room for commands."""
+        return 2 * self.live_max_fps + 10
 
     @property
     def max_upload_bytes(self) -> int:

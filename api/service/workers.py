@@ -10,11 +10,20 @@ overlay cache; `workers` processes do the solving.
 
 Admission is per kind of job and bounded: at most `workers + queue_length` photo jobs, and as
 many puzzle (grid) jobs apart, so a queue of photos never refuses a puzzle. A place is taken
-once the request's body is complete and checked, so a slow upload holds no place. A free
-process goes to a waiting puzzle first (milliseconds of work), then to a waiting photo. Beyond
-its places a job is refused at once with `QueueFull` (HTTP 503 + Retry-After). Each job has a
-deadline counted from admission; a job still running then gets its process killed and
-replaced (HTTP 504). A process that dies is replaced at once, warmed up before it takes a job.
+once the request's body is complete and checked, so a slow upload holds no place. Beyond its
+places a job is refused at once with `QueueFull` (HTTP 503 + Retry-After). Live frames are
+never queued: at most one per process is admitted at a time (`live_turn`), and a connection's
+frame waits for its turn outside the pool, where a newer frame of the same connection replaces
+it (api.service.routers.live).
+
+Dispatch is fair: a free process goes to a waiting puzzle first (milliseconds of work), then a
+live frame, then a photo, except that a job another kind has already passed once goes before
+all (`Waiter.passed`). So a photo waits for at most one job behind live frames and puzzles,
+whatever the live clients do, and live frames are never starved by photos either. Each job
+has a deadline counted from admission; a job still running then gets its process killed and
+replaced (HTTP 504). A job whose caller gave up (a live socket closed) is not killed: its
+process finishes it, the answer is dropped, and the process goes back to work. A process that
+dies is replaced at once, warmed up before it takes a job.
 """
 
 from __future__ import annotations
@@ -166,6 +175,16 @@ class Places:
     waiting: collections.deque = field(default_factory=collections.deque)
 
 
+@dataclass(eq=False)
+class Waiter:
+    """A job waiting for a process: its future, when it came, and how many jobs of other
+    kinds were handed a process before it meanwhile."""
+
+    future: asyncio.Future
+    order: int
+    passed: int = 0
+
+
 class SolverPool:
     """`size` solver processes behind bounded, per-kind admission.
 
@@ -195,6 +214,10 @@ class SolverPool:
         self.env = env
         self.context = multiprocessing.get_context("spawn")
         self.places = {kind: Places(self.max_jobs, mean_ms=FIRST_GUESS_MS[kind]) for kind in KINDS}
+        # live frames: one per process at a time, never a queue (`live_turn`)
+        self.places["live"].limit = size
+        self.live_turns = asyncio.Semaphore(size)  # FIFO: connections take turns
+        self.arrivals = 0
         self.idle: list[Worker] = []
         self.workers: set[Worker] = set()
         self.running = 0
@@ -337,34 +360,79 @@ class SolverPool:
         finally:
             places.admitted -= 1
 
+    @contextlib.asynccontextmanager
+    async def live_turn(self):
+        """A live frame's place: one per process at a time, taken in turn (first come, first
+        served); waiting for it holds nothing in the pool, so photos never queue behind it.
+
+        Raises
+        ------
+        PoolClosed
+            The pool is shutting down.
+        """
+        if self.closed:
+            raise PoolClosed("the server is shutting down")
+        places = self.places["live"]
+        async with self.live_turns:
+            places.admitted += 1
+            try:
+                yield
+            finally:
+                places.admitted -= 1
+
     async def acquire(self, kind: str) -> Worker:
         """An idle process for a job of `kind`, waiting in line if there is none.
 
         Parameters
         ----------
         kind : str
-            "photo" or "grid": a waiting puzzle is served before a waiting photo.
+            "photo", "live" or "grid" (see `next_waiter` for who goes first).
 
         Returns
         -------
         Worker
         """
         if self.idle and not any(self.places[k].waiting for k in KINDS):
+            self.passing(kind)
             return self.idle.pop()
-        waiter = asyncio.get_running_loop().create_future()
+        self.arrivals += 1
+        waiter = Waiter(asyncio.get_running_loop().create_future(), self.arrivals)
         self.places[kind].waiting.append(waiter)
         try:
-            return await waiter
+            return await waiter.future
         except asyncio.CancelledError:
-            if waiter.done() and not waiter.cancelled():
-                self.release(waiter.result())  # handed over just as the job gave up
+            if waiter.future.done() and not waiter.future.cancelled():
+                self.release(waiter.future.result())  # handed over just as the job gave up
             else:
                 with contextlib.suppress(ValueError):
                     self.places[kind].waiting.remove(waiter)
             raise
 
+    def next_waiter(self) -> tuple[str, Waiter] | None:
+        """Who gets the next free process: of the first waiter of each kind, the longest
+        waiting one that another kind's job has already passed; else by kind, puzzles, live
+        frames, photos (fastest first). Waiters whose job gave up are dropped."""
+        heads = []
+        for kind in KINDS:
+            waiting = self.places[kind].waiting
+            while waiting and waiting[0].future.done():
+                waiting.popleft()
+            if waiting:
+                heads.append((kind, waiting[0]))
+        if not heads:
+            return None
+        overdue = [head for head in heads if head[1].passed > 0]
+        return min(overdue, key=lambda head: head[1].order) if overdue else heads[0]
+
+    def passing(self, kind: str) -> None:
+        """A job of `kind` gets a process: every waiter of another kind was passed once."""
+        for other in KINDS:
+            if other != kind:
+                for waiter in self.places[other].waiting:
+                    waiter.passed += 1
+
     def release(self, worker: Worker) -> None:
-        """A process is free: to the first waiting puzzle, else photo, else the idle list.
+        """A process is free: to the next waiter (`next_waiter`), else the idle list.
 
         Parameters
         ----------
@@ -372,15 +440,15 @@ class SolverPool:
             A live, warm process with no job.
         """
         worker.busy = False
-        for kind in KINDS:
-            waiting = self.places[kind].waiting
-            while waiting:
-                waiter = waiting.popleft()
-                if not waiter.done():
-                    worker.busy = True
-                    waiter.set_result(worker)
-                    return
-        self.idle.append(worker)
+        chosen = self.next_waiter()
+        if chosen is None:
+            self.idle.append(worker)
+            return
+        kind, waiter = chosen
+        self.places[kind].waiting.popleft()
+        self.passing(kind)
+        worker.busy = True
+        waiter.future.set_result(worker)
 
     # -- work ---------------------------------------------------------------------------
     async def run(
@@ -410,26 +478,30 @@ class SolverPool:
             The process died or the job raised (a bug).
         """
         admitted_at = time.perf_counter()
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout_s
         try:
-            return await asyncio.wait_for(
-                self._dispatch(kind, job, data, admitted_at), self.timeout_s
-            )
+            async with asyncio.timeout_at(deadline):
+                worker = await self.acquire(kind)
         except TimeoutError:
-            self.counts["timeouts"] += 1
-            raise JobTimeout(f"the job took longer than {self.timeout_s:g} s") from None
-
-    async def _dispatch(self, kind: str, job: Any, data: bytes | None, admitted_at: float):
-        worker = await self.acquire(kind)
+            raise self.timed_out() from None
         worker.busy = True
         queued_ms = (time.perf_counter() - admitted_at) * 1000
         self.running += 1
-        loop = asyncio.get_running_loop()
         future = loop.run_in_executor(self.io, worker.roundtrip, kind, job, data)
         try:
-            tag, value, work_ms = await asyncio.shield(future)
-        except asyncio.CancelledError:  # timed out (or the server stops): kill the process
-            future.add_done_callback(lambda done: done.cancelled() or done.exception())
+            async with asyncio.timeout_at(deadline):
+                tag, value, work_ms = await asyncio.shield(future)
+        except TimeoutError:  # overran: kill the process
+            self.forget(future)
             self.replace(worker)
+            raise self.timed_out() from None
+        except asyncio.CancelledError:  # the caller gave up (a live socket closed)
+            if self.closed:
+                self.forget(future)
+                self.replace(worker)
+            else:  # the process finishes this job, then takes the next
+                future.add_done_callback(lambda done: self.finished(worker, kind, done))
             raise
         except WorkerCrashed:
             self.counts["crashes"] += 1
@@ -437,15 +509,34 @@ class SolverPool:
             raise
         finally:
             self.running -= 1
-        worker.jobs_done += 1
-        self.release(worker)
-        self.counts["done"] += 1
-        places = self.places[kind]
-        places.mean_ms = 0.8 * places.mean_ms + 0.2 * work_ms
+        self.finished(worker, kind, future)
         if tag != "ok":
             self.counts["crashes"] += 1
             raise WorkerCrashed(value)
         return value, {"queue": round(queued_ms, 2), "work": round(work_ms, 2)}
+
+    def timed_out(self) -> JobTimeout:
+        self.counts["timeouts"] += 1
+        return JobTimeout(f"the job took longer than {self.timeout_s:g} s")
+
+    @staticmethod
+    def forget(future: asyncio.Future) -> None:
+        """Nobody will read this roundtrip's outcome: keep asyncio from logging it."""
+        future.add_done_callback(lambda done: done.cancelled() or done.exception())
+
+    def finished(self, worker: Worker, kind: str, future: asyncio.Future) -> None:
+        """A roundtrip ended: the process goes back to work (or is replaced if it died)."""
+        if future.cancelled() or future.exception() is not None:
+            self.counts["crashes"] += not future.cancelled()
+            self.replace(worker)
+            return
+        _, _, work_ms = future.result()
+        worker.jobs_done += 1
+        self.counts["done"] += 1
+        places = self.places[kind]
+        places.mean_ms = 0.8 * places.mean_ms + 0.2 * work_ms
+        if not worker.dead:
+            self.release(worker)
 
     def status(self) -> dict:
         """Numbers for /readyz.

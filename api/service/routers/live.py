@@ -14,15 +14,26 @@ POST /v1/solve (their own places, "live"), and every limit is a setting:
 - more connections than SUDOKU_LENS_LIVE_MAX_CONNECTIONS, or from one address than
   SUDOKU_LENS_LIVE_MAX_PER_CLIENT: `too_many_connections`, then the socket closes (1013);
 - no frame for SUDOKU_LENS_LIVE_IDLE_S: `idle`, then the socket closes (1000);
-- every solver busy and the queue full: `busy` with `retry_after_ms`;
 - bytes that are not an image, text that is not a command: `not_an_image`,
-  `corrupt_image`, `malformed`; the connection stays open.
+  `corrupt_image`, `malformed`; the connection stays open. A text message over
+  MAX_COMMAND_BYTES or nested deeper than MAX_COMMAND_DEPTH is `malformed` before it is
+  parsed, and no error quotes more than EXCERPT characters of what the client sent.
+
+Each connection is read all the time by one task, whatever the solvers do, and its frames
+solved by another, one at a time. A frame waits for a live turn (one per solver process,
+`SolverPool.live_turn`) as the connection's latest: a newer frame arriving meanwhile
+replaces it (`superseded`), so frames beyond what the solvers can take are dropped, never
+queued, and photos never wait behind them. A socket that closes takes its waiting frame and
+its places with it at once. Sends are bounded in time (SUDOKU_LENS_LIVE_SEND_TIMEOUT_S): a
+client that stops reading is closed (see also api.service.protocol.BoundedWebSocket, which
+bounds pings, message rates, oversized frames and the write buffer below the app).
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import json
 import logging
 import time
@@ -43,6 +54,12 @@ router = APIRouter(tags=["live"])
 
 TRY_AGAIN_LATER = 1013  # WebSocket close code: a limit of the server, not the client's fault
 NORMAL = 1000
+# A command is a small JSON object ({"type": "mode", "mode": "hint"}): larger or deeper text
+# is refused before json.loads sees it (deep nesting made it raise RecursionError).
+MAX_COMMAND_BYTES = 1024
+MAX_COMMAND_DEPTH = 8
+EXCERPT = 40  # characters of the client's own text an error may quote
+INBOX = 8  # commands waiting behind a frame being solved; beyond, `too_fast`
 
 
 class Connections:
@@ -123,15 +140,23 @@ async def live(websocket: WebSocket) -> None:
     await websocket.accept()
     refused = connections.admit(client)
     if refused is not None:
-        await websocket.send_json(error("too_many_connections", refused))
-        await websocket.close(TRY_AGAIN_LATER, "too many connections")
+        with contextlib.suppress(WebSocketDisconnect, OSError, TimeoutError, RuntimeError):
+            await send(websocket, error("too_many_connections", refused), settings)
+            await websocket.close(TRY_AGAIN_LATER, "too many connections")
         return
-    facts = {"frames": 0, "errors": 0, "grids": 0, "reads": 0}
+    facts = {"frames": 0, "errors": 0, "grids": 0, "reads": 0, "dropped": 0}
     started = time.perf_counter()
     try:
-        await serve(websocket, settings, websocket.app.state.pool, facts)
-    except (WebSocketDisconnect, OSError):  # the client went away mid-answer
+        await Connection(websocket, settings, websocket.app.state.pool, facts).serve()
+    except (WebSocketDisconnect, OSError, RuntimeError):  # the client went away mid-answer
         pass
+    except TimeoutError:  # it stopped reading: its answers could not be sent in time
+        facts["closed"] = "send_timeout"
+        log.warning(
+            "closed a live connection from %s: it read nothing for %g s",
+            client,
+            settings.live_send_timeout_s,
+        )
     finally:
         connections.release(client)
         record = {
@@ -145,54 +170,220 @@ async def live(websocket: WebSocket) -> None:
         access_log.info(json.dumps(record, separators=(",", ":")))
 
 
-async def serve(websocket: WebSocket, settings: Settings, pool: SolverPool, facts: dict) -> None:
-    """Answer every message of one connection until the client goes or stays silent;
-    `facts` counts frames, errors, grids and reads for the access log."""
-    session = LiveSession()
-    rate = FrameRate(settings.live_max_fps)
-    await websocket.send_json(
-        {
-            "type": "ready",
-            "mode": session.mode,
-            "limits": {
-                "max_frame_bytes": settings.live_max_frame_bytes,
-                "max_pixels": settings.live_max_pixels,
-                "max_fps": settings.live_max_fps,
-                "idle_s": settings.live_idle_s,
-            },
-        }
-    )
-    while True:
+async def send(websocket: WebSocket, message: dict, settings: Settings) -> None:
+    """One JSON message, or TimeoutError when the client has not read for the send
+    timeout (its buffers are full)."""
+    async with asyncio.timeout(settings.live_send_timeout_s):
+        await websocket.send_text(json.dumps(message, separators=(",", ":")))
+
+
+class Connection:
+    """One live socket: a reader that answers what needs no solver at once and keeps the
+    latest frame, and a solver task that takes frames and commands in order.
+
+    `inbox` holds ("frame", seq, bytes) and ("command", text) items in arrival order; a
+    frame arriving behind a frame still waiting replaces it (the older one is answered
+    `superseded`), so at most one frame of a connection ever waits.
+    """
+
+    def __init__(self, websocket: WebSocket, settings: Settings, pool: SolverPool, facts: dict):
+        self.websocket = websocket
+        self.settings = settings
+        self.pool = pool
+        self.facts = facts
+        self.session = LiveSession()
+        self.rate = FrameRate(settings.live_max_fps)
+        self.inbox: collections.deque = collections.deque()
+        self.arrived = asyncio.Event()
+
+    async def say(self, message: dict) -> None:
+        dropped = message.get("code") == "superseded"
+        self.facts["dropped"] += dropped
+        self.facts["errors"] += message["type"] == "error" and not dropped
+        self.facts["grids"] += message["type"] == "grid"
+        self.facts["reads"] += message.get("read") is True
+        await send(self.websocket, message, self.settings)
+
+    async def serve(self) -> None:
+        """Read until the client goes or stays silent; solve meanwhile; stop both at once."""
+        await self.say(
+            {
+                "type": "ready",
+                "mode": self.session.mode,
+                "limits": {
+                    "max_frame_bytes": self.settings.live_max_frame_bytes,
+                    "max_pixels": self.settings.live_max_pixels,
+                    "max_fps": self.settings.live_max_fps,
+                    "idle_s": self.settings.live_idle_s,
+                },
+            }
+        )
+        solving = asyncio.create_task(self.solve_all())
+        reading = asyncio.create_task(self.read_all())
         try:
-            async with asyncio.timeout(settings.live_idle_s):
-                message = await websocket.receive()
-        except TimeoutError:
-            text = f"no frame for {settings.live_idle_s:g} s; closing"
-            await websocket.send_json(error("idle", text))
-            await websocket.close(NORMAL, "idle")
+            done, _ = await asyncio.wait((solving, reading), return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                task.result()  # a send that timed out, a disconnect
+        finally:
+            for task in (solving, reading):
+                task.cancel()  # a frame waiting for its turn gives it up now
+            await asyncio.gather(solving, reading, return_exceptions=True)
+            self.inbox.clear()
+
+    async def read_all(self) -> None:
+        """Every message as it comes: frames to the inbox, errors answered at once."""
+        settings = self.settings
+        while True:
+            try:
+                async with asyncio.timeout(settings.live_idle_s):
+                    message = await self.websocket.receive()
+            except TimeoutError:
+                await self.say(error("idle", f"no frame for {settings.live_idle_s:g} s; closing"))
+                await self.websocket.close(NORMAL, "idle")
+                return
+            if message["type"] == "websocket.disconnect":
+                return
+            if message.get("bytes") is not None:
+                self.facts["frames"] += 1
+                refused = self.check_frame(message["bytes"], self.facts["frames"])
+                if refused is not None:
+                    await self.say(refused)
+                else:
+                    await self.keep_frame(self.facts["frames"], message["bytes"])
+            else:
+                await self.take_command(message.get("text") or "")
+
+    def check_frame(self, data: bytes, seq: int) -> dict | None:
+        """The error for a frame refused before any solver sees it, or None."""
+        settings = self.settings
+        if len(data) > settings.live_max_frame_bytes:
+            return error(
+                "frame_too_large",
+                f"the frame is {len(data) / 1024:.0f} KB, over the "
+                f"{settings.live_max_frame_kb:g} KB limit; send about 640 pixels on the long side",
+                seq=seq,
+            )
+        if not self.rate.allow(time.perf_counter()):
+            return error(
+                "too_fast",
+                f"more than {settings.live_max_fps:g} frames a second; this frame was not "
+                "solved (send the next frame after the answer to the last)",
+                seq=seq,
+            )
+        return None
+
+    async def keep_frame(self, seq: int, data: bytes) -> None:
+        """The frame becomes the one waiting; one still waiting before it is dropped."""
+        if self.inbox and self.inbox[-1][0] == "frame":
+            _, old, _ = self.inbox.pop()
+            await self.say(superseded(old, seq))
+        self.inbox.append(("frame", seq, data))
+        self.arrived.set()
+
+    async def take_command(self, text: str) -> None:
+        problem = command_problem(text)
+        if problem is None and sum(item[0] == "command" for item in self.inbox) >= INBOX:
+            problem = error("too_fast", f"more than {INBOX} commands wait for a frame; send fewer")
+        if problem is not None:
+            await self.say(problem)
             return
-        if message["type"] == "websocket.disconnect":
-            return
-        if message.get("bytes") is not None:
-            facts["frames"] += 1
-            seq = facts["frames"]
-            answers = await on_frame(message["bytes"], seq, session, rate, settings, pool)
+        self.inbox.append(("command", text))
+        self.arrived.set()
+
+    async def solve_all(self) -> None:
+        """Frames and commands in order, one at a time."""
+        while True:
+            while not self.inbox:
+                self.arrived.clear()
+                await self.arrived.wait()
+            item = self.inbox.popleft()
+            if item[0] == "command":
+                await self.say(on_command(item[1], self.session))
+                continue
+            _, seq, data = item
+            try:
+                async with self.pool.live_turn():
+                    if self.inbox and self.inbox[0][0] == "frame":  # came while waiting
+                        _, newer, data = self.inbox.popleft()
+                        await self.say(superseded(seq, newer))
+                        seq = newer
+                    answers = await on_frame(data, seq, self.session, self.settings, self.pool)
+            except PoolClosed as closed:
+                answers = [error("not_ready", str(closed), seq=seq)]
+            del data
             for answer in answers:
-                facts["errors"] += answer["type"] == "error"
-                facts["grids"] += answer["type"] == "grid"
-                facts["reads"] += answer.get("read") is True
-                await websocket.send_json(answer)
-        else:
-            answer = on_command(message.get("text") or "", session)
-            facts["errors"] += answer["type"] == "error"
-            await websocket.send_json(answer)
+                await self.say(answer)
+
+
+def superseded(seq: int, newer: int) -> dict:
+    return error(
+        "superseded",
+        f"frame {newer} came before this one could be solved; only the latest is solved",
+        seq=seq,
+    )
+
+
+def excerpt(value) -> str:
+    """A short quote of something the client sent, for an error message.
+
+    >>> excerpt("dance"), excerpt("x" * 100)
+    ("'dance'", "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx... (100 characters)")
+    """
+    text = repr(value)
+    if len(text) <= EXCERPT:
+        return text
+    size = f" ({len(value)} characters)" if isinstance(value, str) else ""
+    return f"{text[:EXCERPT]}...{size}"
+
+
+def nesting(text: str, limit: int) -> bool:
+    """Whether JSON text nests arrays and objects deeper than `limit` (strings skipped),
+    judged without parsing it.
+
+    >>> nesting('{"a": [[1]]}', 3), nesting('{"a": [[[1]]]}', 3), nesting('"[[[["', 1)
+    (False, True, False)
+    """
+    depth, in_string, escaped = 0, False, False
+    for char in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif char in "]}":
+            depth -= 1
+    return False
+
+
+def command_problem(text: str) -> dict | None:
+    """The error for a text message refused before it is parsed (size, depth), or None."""
+    if len(text) > MAX_COMMAND_BYTES:
+        return error(
+            "malformed",
+            f"a command is at most {MAX_COMMAND_BYTES} characters; this one has {len(text)} "
+            "(frames go as binary messages)",
+        )
+    if nesting(text, MAX_COMMAND_DEPTH):
+        return error("malformed", f"a command nests at most {MAX_COMMAND_DEPTH} levels deep")
+    return None
 
 
 def on_command(text: str, session: LiveSession) -> dict:
     """A JSON command: {"type": "mode", "mode": "solve|check|hint"} or {"type": "reset"}."""
+    problem = command_problem(text)
+    if problem is not None:
+        return problem
     try:
         command = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return error("malformed", "a text message must be a JSON command; frames go as binary")
     kind = command.get("type") if isinstance(command, dict) else None
     if kind == "reset":
@@ -201,11 +392,14 @@ def on_command(text: str, session: LiveSession) -> dict:
     if kind == "mode":
         mode = command.get("mode")
         if mode not in MODES:
-            return error("malformed", f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
+            return error(
+                "malformed", f"unknown mode {excerpt(mode)}; choose one of {', '.join(MODES)}"
+            )
         session.reset(mode)
         return {"type": "mode", "mode": session.mode}
     return error(
-        "malformed", f"unknown command {kind!r}; send {{'type': 'mode' | 'reset'}} or a frame"
+        "malformed",
+        f"unknown command {excerpt(kind)}; send {{'type': 'mode' | 'reset'}} or a frame",
     )
 
 
@@ -213,34 +407,14 @@ async def on_frame(
     data: bytes,
     seq: int,
     session: LiveSession,
-    rate: FrameRate,
     settings: Settings,
     pool: SolverPool,
 ) -> list[dict]:
-    """The messages answering one frame."""
+    """The messages answering one frame (inside its live turn)."""
     started = time.perf_counter()
-    if len(data) > settings.live_max_frame_bytes:
-        return [
-            error(
-                "frame_too_large",
-                f"the frame is {len(data) / 1024:.0f} KB, over the "
-                f"{settings.live_max_frame_kb:g} KB limit; send about 640 pixels on the long side",
-                seq=seq,
-            )
-        ]
-    if not rate.allow(started):
-        return [
-            error(
-                "too_fast",
-                f"more than {settings.live_max_fps:g} frames a second; this frame was not "
-                "solved (send the next frame after the answer to the last)",
-                seq=seq,
-            )
-        ]
     job = session.job(engine=settings.engine, max_pixels=settings.live_max_pixels)
     try:
-        async with pool.slot("live"):
-            answer, timings = await pool.run("live", job, data)
+        answer, timings = await pool.run("live", job, data)
     except QueueFull as full:
         text = f"every solver is busy; send a frame again in {full.retry_after} s"
         return [error("busy", text, seq=seq, retry_after_ms=1000 * full.retry_after)]
