@@ -19,7 +19,9 @@ api.batch.PlanError: no/such/folder: no such file or folder
 
 from __future__ import annotations
 
+import contextlib
 import csv
+import io
 import json
 import os
 import posixpath
@@ -60,6 +62,19 @@ MAX_CRASHES = 2
 
 class PlanError(ValueError):
     """Arguments that do not make a batch; the message says which and why."""
+
+
+class ReportError(Exception):
+    """The report could not be written (a full or read-only disk): the message names the
+    file and the cause. The report is left whole up to its last complete record, so
+    `--resume` goes on from there."""
+
+    def __init__(self, path: Path, error: OSError, doing: str = "write"):
+        cause = error.strerror or str(error)
+        super().__init__(
+            f"{path}: cannot {doing} the report: {cause}; every photo it holds is done: "
+            "free the space (or fix the folder) and run again with --resume"
+        )
 
 
 @dataclass(frozen=True)
@@ -691,6 +706,10 @@ class Report:
     """The per-photo report (.jsonl or .csv), written as records arrive so that an
     interruption keeps it; `resume=True` keeps what a previous run wrote and appends.
 
+    Each record goes to the file in one write of whole lines; a write the disk refuses
+    (full, read-only) is cut back to the last whole record and raised as `ReportError`, so
+    the report never ends in half a line.
+
     Parameters
     ----------
     path : Path or None
@@ -711,36 +730,57 @@ class Report:
     def __init__(self, path: Path | None, resume: bool = False):
         self.path = path
         self.resume = resume
-        self.file = None
-        self.csv = None
+        self.fd: int | None = None
+        self.size = 0  # bytes of whole records in the file
+        self.csv = path is not None and path.suffix.lower() == ".csv"
 
     def __enter__(self) -> Report:
         if self.path is None:
             return self
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        appending = self.resume and self.path.exists() and self.path.stat().st_size > 0
-        if appending:
-            _drop_partial_last_line(self.path)
-        self.file = open(self.path, "a" if appending else "w", newline="", encoding="utf-8")  # noqa: SIM115
-        if self.path.suffix.lower() == ".csv":
-            self.csv = csv.DictWriter(self.file, REPORT_COLUMNS)
-            if not appending:
-                self.csv.writeheader()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            appending = self.resume and self.path.exists() and self.path.stat().st_size > 0
+            if appending:
+                _drop_partial_last_line(self.path)
+            flags = os.O_WRONLY | os.O_CREAT | (os.O_APPEND if appending else os.O_TRUNC)
+            self.fd = os.open(self.path, flags, 0o644)
+            self.size = os.fstat(self.fd).st_size
+        except OSError as error:
+            raise ReportError(self.path, error, "open") from None
+        if self.csv and not appending:
+            self.write(_csv_line(dict(zip(REPORT_COLUMNS, REPORT_COLUMNS, strict=True))))
         return self
 
     def add(self, record) -> None:
-        if self.file is None:
+        if self.fd is None:
             return
         row = record.model_dump() if hasattr(record, "model_dump") else record
-        if self.csv is not None:
-            self.csv.writerow(csv_row(row))
-        else:
-            self.file.write(json.dumps(row) + "\n")
-        self.file.flush()
+        self.write(_csv_line(csv_row(row)) if self.csv else json.dumps(row) + "\n")
+
+    def write(self, line: str) -> None:
+        """Append whole lines, or cut the file back to its last whole record and raise."""
+        data = line.encode("utf-8")
+        try:
+            written = 0
+            while written < len(data):
+                written += os.write(self.fd, data[written:])
+        except OSError as error:
+            with contextlib.suppress(OSError):
+                os.ftruncate(self.fd, self.size)  # truncating needs no free space
+            raise ReportError(self.path, error) from None
+        self.size += len(data)
 
     def __exit__(self, *exc) -> None:
-        if self.file is not None:
-            self.file.close()
+        if self.fd is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.fd)
+            self.fd = None
+
+
+def _csv_line(row: dict) -> str:
+    text = io.StringIO()
+    csv.DictWriter(text, REPORT_COLUMNS).writerow(row)
+    return text.getvalue()
 
 
 def csv_row(record: dict) -> dict:
@@ -784,6 +824,100 @@ def reported_files(path: Path) -> set[str]:
             except (ValueError, KeyError):
                 continue  # the line an interrupted write left half done
         return files
+
+
+def needs_redo(record: dict, stores: dict | None = None) -> bool:
+    """Whether a reported photo must be solved again on resume: it was solved but its
+    solved photo could not be written (a full or read-only output folder), or the solved
+    photo it names is missing now.
+
+    >>> needs_redo({"status": "error", "solution": "1" * 81, "output": None})
+    True
+    >>> needs_redo({"status": "no_grid", "solution": None, "output": None})
+    False
+    """
+    output = record.get("output") or None
+    if record.get("status") == "error" and record.get("solution") and output is None:
+        return True
+    if output is None:
+        return False
+    stores = {} if stores is None else stores
+    kind = output.split("://", 1)[0] if "://" in output else "file"
+    store = stores.get(kind) or stores.setdefault(kind, store_for(output))
+    try:
+        return not store.exists(local_path(output))
+    except Exception:  # an unreachable store: the record stands, as written
+        return False
+
+
+def settle(path: Path) -> set[str]:
+    """Before a resume: the photos the report holds for good; it is rewritten without the
+    rest (a torn last line, records of photos to redo, repeats), so each photo ends up in it
+    once.
+
+    Parameters
+    ----------
+    path : Path
+        A .jsonl or .csv report; a missing one holds nothing.
+
+    Returns
+    -------
+    set of str
+        The photos whose records stand.
+
+    Raises
+    ------
+    ReportError
+        The report cannot be read or rewritten.
+    """
+    if not path.exists():
+        return set()
+    is_csv = path.suffix.lower() == ".csv"
+    kept: dict[str, str] = {}  # file -> its line, the last record of each photo
+    dropped, stores = 0, {}
+    try:
+        with open(path, newline="", encoding="utf-8") as handle:
+            if is_csv:
+                rows = ((row, _csv_line(row)) for row in csv.DictReader(handle))
+            else:
+                rows = ((_json_or_none(line), line) for line in handle)
+            for row, line in rows:
+                if not row or not row.get("file") or not row.get("status"):
+                    dropped += 1
+                    continue
+                if not line.endswith("\n"):
+                    line += "\n"
+                dropped += row["file"] in kept
+                if needs_redo(row, stores):
+                    dropped += 1
+                    kept.pop(row["file"], None)
+                    continue
+                kept[row["file"]] = line
+        if dropped:
+            header = _csv_line(dict(zip(REPORT_COLUMNS, REPORT_COLUMNS, strict=True)))
+            _replace(path, ([header] if is_csv else []) + list(kept.values()))
+    except OSError as error:
+        raise ReportError(path, error, "rewrite") from None
+    return set(kept)
+
+
+def _json_or_none(line: str) -> dict | None:
+    try:
+        row = json.loads(line)
+    except ValueError:
+        return None  # the line an interrupted write left half done
+    return row if isinstance(row, dict) and line.endswith("\n") else None
+
+
+def _replace(path: Path, lines: list[str]) -> None:
+    """Write `lines` to a temporary file beside `path`, then rename it over `path`."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.part")
+    try:
+        with open(temporary, "w", newline="", encoding="utf-8") as handle:
+            handle.writelines(lines)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def _drop_partial_last_line(path: Path) -> None:
@@ -831,18 +965,45 @@ def run(
     Raises
     ------
     KeyboardInterrupt
-        Passed on after the records that finished are written.
+        Passed on after the records that finished are written (the runner is told, so it
+        can hand over what finished meanwhile).
+    ReportError
+        The report could not be written; it holds every record up to there, whole.
     """
     runner = runner or default_runner(plan)
-    done = reported_files(plan.report) if resume and plan.report is not None else set()
+    done = settle(plan.report) if resume and plan.report is not None else set()
     if on_skip is not None:
         on_skip(len(done))
     tasks = (t for t in plan.tasks() if t.photo not in done)
     statuses: Counter = Counter()
     with Report(plan.report, resume=resume) as report:
-        for record in runner(tasks, plan.settings):
-            report.add(record)
-            statuses[record.status] += 1
-            if on_record is not None:
-                on_record(record)
+
+        def write(records: Iterable) -> None:
+            for record in records:
+                report.add(record)
+                statuses[record.status] += 1
+                if on_record is not None:
+                    on_record(record)
+
+        records = runner(tasks, plan.settings)
+        try:
+            write(records)
+        except KeyboardInterrupt:
+            with contextlib.suppress(KeyboardInterrupt):
+                write(_after_interrupt(records))
+            raise
     return statuses
+
+
+def _after_interrupt(records: Iterator) -> Iterator:
+    """What a runner still yields once told of a Ctrl-C that reached its caller (the
+    records that finished meanwhile), until it passes the interrupt on."""
+    throw = getattr(records, "throw", None)
+    if throw is None:
+        return
+    try:
+        record = throw(KeyboardInterrupt())
+    except (KeyboardInterrupt, StopIteration):
+        return
+    yield record
+    yield from records

@@ -58,6 +58,10 @@ WORKER_ENVIRONMENT = {
 }
 
 
+# After Ctrl-C, how long the chunks already on the workers are waited for, so that the
+# photos they finish (and write) are in the report; a second Ctrl-C stops waiting.
+INTERRUPT_GRACE_S = 30.0
+
 # Most photos per Dask task. A task costs a few milliseconds of the scheduler's and the
 # client's time and a photo about 40 ms of a core: four to a task make the overhead small,
 # and a chunk (about 0.2 s of work) still spreads evenly and keeps the tail short.
@@ -318,6 +322,11 @@ def dask_runner(client, window: int | None = None, chunk: int | None = None) -> 
                     raise KeyboardInterrupt
                 yield from batch.records(future)
                 top_up()
+        except KeyboardInterrupt:
+            # the chunks already on the workers write their solved photos anyway: their
+            # records are kept too, or a resume would solve them again
+            yield from batch.finish(INTERRUPT_GRACE_S)
+            raise
         finally:
             interrupted.restore()
             batch.cancel()
@@ -388,6 +397,19 @@ class _Batch:
         for record in records:
             self.crashes.pop(record.file, None)
         return records
+
+    def finish(self, seconds: float) -> Iterator:
+        """After Ctrl-C: the records of the chunks in flight that finish within `seconds`
+        (the rest is cancelled; a second Ctrl-C stops the wait)."""
+        from distributed import wait
+
+        futures = [future for future, _ in self.flying.values()]
+        with contextlib.suppress(TimeoutError, *lost_scheduler_errors()):
+            wait(futures, timeout=seconds)
+        for future in futures:
+            if future.done() and future.key in self.flying:
+                with contextlib.suppress(*lost_scheduler_errors()):
+                    yield from self.records(future)
 
     def cancel(self) -> None:
         if self.flying:

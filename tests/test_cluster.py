@@ -104,6 +104,10 @@ def test_an_interrupted_run_resumes_and_reports_each_photo_once(tmp_path, photos
     assert proc.returncode == 130, stderr
     first = len(records_of(report))
     assert 3 <= first < 24
+    # the chunks on the workers at Ctrl-C finish and write: their records are kept too
+    written = {p.name for p in out.rglob("*.solved.jpg")}
+    recorded = {Path(r["output"]).name for r in records_of(report) if r["output"]}
+    assert written <= recorded, written - recorded
 
     again = subprocess.run(
         [*args, "--scheduler", "local:2", "--resume"], capture_output=True, text=True, timeout=240

@@ -127,14 +127,18 @@ def _solve_on_dask(plan, as_json: bool, scheduler: str, resume: bool) -> int:
 def _error(err, error: Exception | str) -> None:
     from rich.markup import escape
 
-    err.print(f"[bold red]error:[/] {escape(str(error))}")
+    err.print(f"[bold red]error:[/] {escape(str(error))}", soft_wrap=True)
 
 
 def _solve_single(plan, as_json: bool) -> int:
-    from api.batch import run
+    from api.batch import ReportError, run
 
     records = []
-    run(plan, on_record=records.append)
+    try:
+        run(plan, on_record=records.append)
+    except ReportError as error:
+        _error(stderr_console(), error)
+        return 1
     record = records[0].model_dump()
     if as_json:
         print(json.dumps(record, indent=2))
@@ -223,7 +227,7 @@ def grid_text(givens: str, solution: str | None, changed: set[int] = frozenset()
 
 
 def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
-    from api.batch import IMAGE_EXTENSIONS, run
+    from api.batch import IMAGE_EXTENSIONS, ReportError, run
 
     err, out = stderr_console(), stdout_console()
     counts: Counter = Counter()
@@ -248,16 +252,21 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
             progress.start()
             progress.add_task("solving", total=None if total is None else max(total - n, 0))
 
-    lost = None
+    lost = report_failed = None
     try:
         run(plan, runner, resume=resume, on_record=done, on_skip=skipped)
     except KeyboardInterrupt:
         interrupted = True
+    except ReportError as error:
+        report_failed = error
     except _lost_scheduler() as error:
         lost = error
     finally:
         if progress is not None:
             progress.stop()
+    if report_failed is not None:
+        _error(err, report_failed)
+        return 1
     if not counts and not interrupted and not resume:
         extensions = ", ".join(sorted(IMAGE_EXTENSIONS))
         err.print(f"[bold red]error:[/] no photos found (looked for {extensions})")
