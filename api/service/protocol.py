@@ -363,7 +363,10 @@ class BoundedWebSocket(WebSocketsSansIOProtocol):
 
     async def run_asgi(self) -> None:
         await super().run_asgi()
-        self.cut_later(self.close_timeout + LINGER_S)
+        if not self.writable.is_set() and not self.disconnected:
+            self.transport.abort()  # the app gave up on a client that reads nothing
+        else:
+            self.cut_later(self.close_timeout + LINGER_S)
 
     def handle_parser_exception(self) -> None:
         """Close with the parser's code (1009 for a message too large, 1002, 1007) and a

@@ -20,8 +20,9 @@ POST /v1/solve (their own places, "live"), and every limit is a setting:
   parsed, and no error quotes more than EXCERPT characters of what the client sent.
 
 Each connection is read all the time by one task, whatever the solvers do, and its frames
-solved by another, one at a time. A frame waits for a live turn (one per solver process,
-`SolverPool.live_turn`) as the connection's latest: a newer frame arriving meanwhile
+solved by another, one at a time. A frame waits for a live turn (every solver process but
+one takes live frames, `SolverPool.live_turn`) as the connection's latest: a newer frame
+arriving meanwhile
 replaces it (`superseded`), so frames beyond what the solvers can take are dropped, never
 queued, and photos never wait behind them. A socket that closes takes its waiting frame and
 its places with it at once. Sends are bounded in time (SUDOKU_LENS_LIVE_SEND_TIMEOUT_S): a
