@@ -46,7 +46,7 @@ from api.live import FrameAnswer, LiveSession
 from api.schema import MODES
 from api.service.jobs import Refused
 from api.service.settings import Settings
-from api.service.workers import JobTimeout, PoolClosed, QueueFull, SolverPool, WorkerCrashed
+from api.service.workers import JobTimeout, PoolClosed, SolverPool, WorkerCrashed
 
 log = logging.getLogger("sudoku_lens.service")
 access_log = logging.getLogger("sudoku_lens.access")  # one JSON line per live session
@@ -416,9 +416,6 @@ async def on_frame(
     job = session.job(engine=settings.engine, max_pixels=settings.live_max_pixels)
     try:
         answer, timings = await pool.run("live", job, data)
-    except QueueFull as full:
-        text = f"every solver is busy; send a frame again in {full.retry_after} s"
-        return [error("busy", text, seq=seq, retry_after_ms=1000 * full.retry_after)]
     except JobTimeout as late:
         return [error("timeout", f"gave up on this frame: {late}", seq=seq)]
     except PoolClosed as closed:
