@@ -992,6 +992,9 @@ def run(
             with contextlib.suppress(KeyboardInterrupt):
                 write(_after_interrupt(records))
             raise
+        finally:  # the runner stops its workers here and now, not when collected
+            if hasattr(records, "close"):
+                records.close()
     return statuses
 
 

@@ -475,7 +475,7 @@ class _CtrlC(threading.Event):
         raise KeyboardInterrupt
 
     def restore(self) -> None:
-        if self.previous is not None:
+        if self.previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, self.previous)
 
 
