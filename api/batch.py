@@ -779,7 +779,7 @@ class Report:
 
 def _csv_line(row: dict) -> str:
     text = io.StringIO()
-    csv.DictWriter(text, REPORT_COLUMNS).writerow(row)
+    csv.DictWriter(text, REPORT_COLUMNS, extrasaction="ignore").writerow(row)
     return text.getvalue()
 
 
