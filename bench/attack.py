@@ -641,18 +641,9 @@ class LiveAttacks:
         """Sends commands (each answered) into a 4 KB window and never reads."""
 
         def attack():
-            command = json.dumps({"type": "x" * 1000})
-            started = time.monotonic()
+            command = json.dumps({"type": "x" * 1000}).encode()
             with RawWebSocket(self.port, receive_buffer=4096) as ws:
-                ws.sock.settimeout(0.5)
-                while time.monotonic() - started < 90:
-                    try:
-                        ws.send(command)
-                    except TimeoutError:
-                        continue
-                    except OSError:
-                        return time.monotonic() - started
-            return None
+                return ws.flood(ws.frame(command, RawWebSocket.TEXT), 90)[1]
 
         seconds = await asyncio.to_thread(attack)
         closed = f"closed after {seconds:.1f} s" if seconds else "NOT closed in 90 s"
@@ -663,18 +654,23 @@ class LiveAttacks:
         """10 s of 125-byte pings, never reading; the front process's growth."""
 
         def attack():
-            before = self.server.rss_mb()
-            peak, sent = before, 0
-            with self.raw() as ws:
-                burst = ws.frame(b"p" * 125, RawWebSocket.PING) * 1000
-                ws.sock.settimeout(0.2)
-                started = time.monotonic()
-                while time.monotonic() - started < 10:
-                    with contextlib.suppress(TimeoutError):
-                        ws.sock.sendall(burst)
-                        sent += len(burst)
-                    peak = max(peak, self.server.rss_mb())
-            return peak - before, sent
+            before = self.server.front_rss_mb()
+            peak, stop = [before], threading.Event()
+
+            def sample():
+                while not stop.is_set():
+                    peak[0] = max(peak[0], self.server.front_rss_mb())
+                    stop.wait(0.1)
+
+            sampler = threading.Thread(target=sample)
+            sampler.start()
+            try:
+                with self.raw() as ws:
+                    sent, _ = ws.flood(ws.frame(b"p" * 125, RawWebSocket.PING) * 1000, 10)
+            finally:
+                stop.set()
+                sampler.join()
+            return peak[0] - before, sent
 
         grown, sent = await asyncio.to_thread(attack)
         answers = Counter({f"sent {sent / 2**20:.1f} MB of pings": 1})
@@ -711,16 +707,9 @@ class LiveAttacks:
         """1-byte binary frames as fast as the socket takes them, 10 s."""
 
         def attack():
-            sent = 0
             with self.raw() as ws:
                 burst = ws.frame(b"x") * 20_000
-                ws.sock.settimeout(0.2)
-                started = time.monotonic()
-                while time.monotonic() - started < 10:
-                    with contextlib.suppress(TimeoutError):
-                        ws.sock.sendall(burst)
-                        sent += 20_000
-            return sent
+                return ws.flood(burst, 10)[0] // (len(burst) // 20_000)
 
         before = len(live_records(self.server))
         sent = await asyncio.to_thread(attack)

@@ -143,6 +143,11 @@ class LocalServer:
     def rss_mb(self) -> float:
         return tree_rss_mb(self.process.pid)
 
+    def front_rss_mb(self) -> float:
+        """The event-loop process's resident memory alone (not its solver processes), MB."""
+        text = Path(f"/proc/{self.process.pid}/status").read_text()
+        return next(int(line.split()[1]) for line in text.splitlines() if "VmRSS" in line) / 1024
+
     def log_text(self) -> str:
         if not self.log.closed:
             self.log.flush()
@@ -236,6 +241,38 @@ class RawWebSocket:
         if isinstance(payload, str):
             payload, opcode = payload.encode(), opcode or self.TEXT
         self.sock.sendall(self.frame(payload, opcode or self.BINARY))
+
+    def flood(self, burst: bytes, seconds: float) -> tuple[int, float | None]:
+        """Send `burst` (whole frames) again and again for `seconds` without reading, as
+        fast as the server takes them; never half a frame before more (a send cut by a
+        timeout would leave one, and the server would parse garbage).
+
+        Returns
+        -------
+        tuple
+            (bytes sent, seconds until the server cut the connection, or None).
+        """
+        import select
+        import time
+
+        self.sock.setblocking(False)
+        started, sent, pending = time.monotonic(), 0, memoryview(burst)
+        try:
+            while time.monotonic() - started < seconds:
+                _, writable, _ = select.select([], [self.sock], [], 0.2)
+                if not writable:
+                    continue
+                try:
+                    n = self.sock.send(pending)
+                except BlockingIOError:
+                    continue
+                except OSError:  # reset or broken pipe: the server cut it
+                    return sent, time.monotonic() - started
+                sent += n
+                pending = pending[n:] if n < len(pending) else memoryview(burst)
+            return sent, None
+        finally:
+            self.sock.settimeout(10)
 
     def read_frame(self, timeout: float = 10) -> tuple[int, bytes] | None:
         """(opcode, payload) of the next frame from the server; None once it closed."""
