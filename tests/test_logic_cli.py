@@ -61,7 +61,7 @@ def test_grid_shows_a_grade_and_file_a_grade_column(tmp_path):
     grade = explain(parse(PUZZLE)).grade
     done = run("grid", PUZZLE)
     assert done.returncode == 0
-    assert f"grade: {grade.level} (score {grade.score}" in done.stderr
+    assert f"grade: {grade.level} (ER {grade.rating}; score {grade.score}" in done.stderr
     doc = json.loads(run("grid", PUZZLE, "-f", "json").stdout)
     assert doc["grade"] == grade.to_dict()
     listing = tmp_path / "two.txt"

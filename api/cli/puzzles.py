@@ -257,7 +257,11 @@ def _print_answer(board, result, fmt: Format, err, graded=None) -> None:
     elif result.status == "none":
         _say(err, f"no solution: {result.reason}")
     if graded is not None and fmt is not Format.json:
-        _say(err, f"grade: {graded.level} (score {graded.score}; hardest: {graded.hardest})")
+        _say(
+            err,
+            f"grade: {graded.level} (ER {graded.rating}; score {graded.score}; "
+            f"hardest: {graded.hardest})",
+        )
 
 
 def _grade(board):

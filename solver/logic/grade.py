@@ -23,6 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from solver.logic.rating import rate_steps
+
 LEVELS = ("easy", "medium", "hard", "unfair", "extreme", "guess")
 PROJECT_LEVELS = {"expert": "unfair"}  # earlier project level -> HoDoKu's
 MUTANT_SIZES = ("X-wing", "swordfish", "jellyfish", "squirmbag", "whale")
@@ -124,19 +126,26 @@ class Grade:
     level: str
     score: int
     hardest: str | None
+    rating: float = 1.0  # Sudoku Explainer's scale (ER), see solver.logic.rating
 
     def to_dict(self) -> dict:
-        return {"level": self.level, "score": self.score, "hardest": self.hardest}
+        return {
+            "level": self.level,
+            "score": self.score,
+            "hardest": self.hardest,
+            "rating": self.rating,
+        }
 
 
 def level_rank(level: str) -> int:
     return LEVELS.index(PROJECT_LEVELS.get(level, level))
 
 
-def grade_steps(techniques: list[str]) -> Grade:
-    """Grade a solving path given as the technique of each step, in order."""
+def grade_steps(steps) -> Grade:
+    """Grade a solving path given as its steps (or the technique of each step), in order."""
+    steps = list(steps)
     hardest, score = None, 0
-    for name in techniques:
+    for name in (getattr(s, "technique", s) for s in steps):
         level, weight = TECHNIQUES[name]
         score += weight
         if hardest is None or (level_rank(level), weight) > (
@@ -144,4 +153,5 @@ def grade_steps(techniques: list[str]) -> Grade:
             TECHNIQUES[hardest][1],
         ):
             hardest = name
-    return Grade(TECHNIQUES[hardest][0] if hardest else "easy", score, hardest)
+    level = TECHNIQUES[hardest][0] if hardest else "easy"
+    return Grade(level, score, hardest, rate_steps(steps))
