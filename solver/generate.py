@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -343,6 +344,15 @@ class Order:
     def graded(self) -> bool:
         return self.level is not None or self.rating is not None
 
+    @property
+    def aim(self) -> str | None:
+        """The level to make for: the asked one, or the easiest level a technique rated
+        within the asked range has (how a rating order is made)."""
+        if self.level is not None or self.rating is None:
+            return self.level
+        levels = [lv for r, lv in reachable_ratings() if self.rating[0] <= r <= self.rating[1]]
+        return min(levels, key=level_rank)
+
     def fit(self, found: Grade) -> int:
         """-1 when `found` is too easy for the order, 1 too hard, 0 when it fits."""
         if self.level is not None:
@@ -370,10 +380,44 @@ class Order:
 
 def rating_of(found: Grade) -> float:
     """The grade's rating on Sudoku Explainer's scale (`Grade.rating`)."""
-    value = getattr(found, "rating", None)
-    if value is None:
-        raise GenerateError("--rating needs Grade.rating, which this build of the grader lacks")
-    return float(value)
+    return float(found.rating)
+
+
+@cache
+def reachable_ratings() -> tuple[tuple[float, str], ...]:
+    """(rating, level) of every rating a step of the project's logic can have: each
+    technique's (solver.logic.rating.RATINGS), chains with SE's length increments up to one
+    point more; the marked guess (logic cannot finish) left out, as it is never made.
+
+    >>> min(reachable_ratings()), max(r for r, _ in reachable_ratings())
+    ((1.0, 'easy'), 9.0)
+    """
+    from solver.logic.grade import TECHNIQUES
+    from solver.logic.rating import CHAINS, RATINGS
+
+    found = {(1.2, "easy")}  # a hidden single in a box
+    for name, rating in RATINGS.items():
+        level = TECHNIQUES[name][0]
+        if level == "guess":
+            continue
+        extra = range(11) if name in CHAINS else range(1)
+        found |= {(round(rating + k / 10, 1), level) for k in extra}
+    return tuple(sorted(found))
+
+
+def _check_reachable(low: float, high: float, text: str) -> None:
+    ratings = sorted({r for r, _ in reachable_ratings()})
+    if any(low <= r <= high for r in ratings):
+        return
+    below = [r for r in ratings if r < low]
+    above = [r for r in ratings if r > high]
+    nearest = " and ".join(
+        f"{r:g}" for r in ([below[-1]] if below else []) + ([above[0]] if above else [])
+    )
+    raise GenerateError(
+        f"rating {text!r} is impossible: no step of the project's logic is rated between "
+        f"{low:g} and {high:g} (nearest: {nearest}; above {ratings[-1]:g} logic cannot finish)"
+    )
 
 
 def parse_rating(text: str) -> tuple[float, float]:
@@ -382,6 +426,10 @@ def parse_rating(text: str) -> tuple[float, float]:
 
     >>> parse_rating("6.6..7.2"), parse_rating("4.5")
     ((6.6, 7.2), (4.45, 4.55))
+    >>> parse_rating("1.6..2.2")
+    Traceback (most recent call last):
+    ...
+    solver.generate.GenerateError: rating '1.6..2.2' is impossible: no step of the project's logic is rated between 1.6 and 2.2 (nearest: 1.5 and 2.3; above 9 logic cannot finish)
     """
     cleaned = text.strip().replace("..", " ").replace("-", " ").split()
     try:
@@ -401,6 +449,7 @@ def parse_rating(text: str) -> tuple[float, float]:
             f"rating {text!r} is impossible: Sudoku Explainer's scale runs from "
             f"{lowest:g} to {highest:g}"
         )
+    _check_reachable(low, high, text)
     return low, high
 
 
@@ -583,7 +632,7 @@ def _candidate(rng, order: Order, geometry, cells):
     """A full grid and a puzzle dug from it: (solution, values), values None when the order
     asks for a minimal puzzle and this one is minimal only orbit by orbit."""
     solution = full_grid(rng, geometry)
-    if order.level == "easy" and not order.minimal:
+    if order.aim == "easy" and not order.minimal:
         return solution, dig(rng, solution, geometry, cells, keeps=_singles(geometry))
     values = dig(rng, solution, geometry, cells)
     if order.minimal and order.symmetry != "none" and not is_minimal(values, geometry):
@@ -597,11 +646,11 @@ def _singles(geometry):
 
 def _may_fit(order: Order, geometry, values) -> bool:
     """Whether the search branches the candidate needs leave it a chance at the level."""
-    if order.level not in BRANCHES or order.minimal:
+    if order.aim not in BRANCHES or order.minimal:
         return True
     from solver import fast
 
-    low, high = BRANCHES[order.level]
+    low, high = BRANCHES[order.aim]
     branches = fast.search_nodes(values[None, :], geometry, limit=2)
     return branches >= low and (high is None or branches <= high)
 
@@ -639,17 +688,18 @@ def _explained(geometry, values, deadline):
 
 
 def _with_hard_cell_given(rng, values, solution, explained, cells):
-    """The puzzle with one more orbit given: one of the open cells of the first step of the
-    grade's hardest technique (so that step, or the guess, is no longer needed)."""
+    """The puzzle with one more orbit given: one of the open cells of the first hardest
+    step (so that step, or the guess, is no longer needed)."""
+    from solver.logic.rating import step_rating
+
     values = np.array(values, np.int8)
     open_now = values == 0
-    hardest = explained.grade.hardest
-    for step in explained.steps:
-        if step.technique == hardest:
-            break
+    steps = explained.steps
+    hardest = max(range(len(steps)), key=lambda k: (step_rating(steps[k]), -k))
+    for step in steps[:hardest]:
         for cell, _digit in step.placements:
             open_now[cell] = False
-    touched = [c for c in getattr(step, "cells", ()) if open_now[c]]
+    touched = [c for c in steps[hardest].cells if open_now[c]]
     pool = touched or np.flatnonzero(open_now).tolist()
     cell = pool[int(rng.integers(len(pool)))]
     orbit = next(o for o in cells if cell in o)
