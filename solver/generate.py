@@ -405,7 +405,14 @@ def reachable_ratings() -> tuple[tuple[float, str], ...]:
     return tuple(sorted(found))
 
 
-def _check_reachable(low: float, high: float, text: str) -> None:
+def check_reachable(low: float, high: float, text: str) -> None:
+    """GenerateError when no step of the project's logic is rated within low..high.
+
+    >>> check_reachable(1.6, 2.2, "1.6..2.2")
+    Traceback (most recent call last):
+    ...
+    solver.generate.GenerateError: rating '1.6..2.2' is impossible: no step of the project's logic is rated between 1.6 and 2.2 (nearest: 1.5 and 2.3; above 9 logic cannot finish)
+    """
     ratings = sorted({r for r, _ in reachable_ratings()})
     if any(low <= r <= high for r in ratings):
         return
@@ -426,10 +433,10 @@ def parse_rating(text: str) -> tuple[float, float]:
 
     >>> parse_rating("6.6..7.2"), parse_rating("4.5")
     ((6.6, 7.2), (4.45, 4.55))
-    >>> parse_rating("1.6..2.2")
+    >>> parse_rating("7.2..6.6")
     Traceback (most recent call last):
     ...
-    solver.generate.GenerateError: rating '1.6..2.2' is impossible: no step of the project's logic is rated between 1.6 and 2.2 (nearest: 1.5 and 2.3; above 9 logic cannot finish)
+    solver.generate.GenerateError: rating '7.2..6.6': the low end 7.2 is above the high end 6.6
     """
     cleaned = text.strip().replace("..", " ").replace("-", " ").split()
     try:
@@ -449,7 +456,6 @@ def parse_rating(text: str) -> tuple[float, float]:
             f"rating {text!r} is impossible: Sudoku Explainer's scale runs from "
             f"{lowest:g} to {highest:g}"
         )
-    _check_reachable(low, high, text)
     return low, high
 
 
@@ -461,8 +467,11 @@ def make_order(
     size: int = 9,
     variant: str = "standard",
     minimal: bool = False,
+    reachable: bool = True,
 ) -> Order:
     """Check the options of an order; GenerateError names the first one that cannot be.
+    `reachable=False` leaves out the one check that loads the logic engine (whether any
+    technique is rated within the asked range), for a caller that must stay quick.
 
     >>> make_order("hard", symmetry="central").geometry.size
     9
@@ -477,6 +486,8 @@ def make_order(
         raise GenerateError("ask for a level or a rating, not both")
     if isinstance(rating, str):
         rating = parse_rating(rating)
+    if rating is not None and reachable:
+        check_reachable(*rating, f"{rating[0]:g}..{rating[1]:g}")
     if symmetry not in SYMMETRIES:
         raise GenerateError(f"unknown symmetry {symmetry!r}; choose one of {', '.join(SYMMETRIES)}")
     if size not in SIZES:
