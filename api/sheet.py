@@ -12,7 +12,7 @@ PNG writes one file a page (`sheet.png`, `sheet-2.png`, ...).
 >>> from solver import generate
 >>> pages = render_sheet(generate("easy", count=2, seed=1), dpi=60)
 >>> len(pages), pages[0].size
-(1, (496, 702))
+(1, (496, 701))
 """
 
 from __future__ import annotations
