@@ -657,7 +657,7 @@ def _singles(geometry):
 
 def _may_fit(order: Order, geometry, values) -> bool:
     """Whether the search branches the candidate needs leave it a chance at the level."""
-    if order.aim not in BRANCHES or order.minimal:
+    if order.aim not in BRANCHES:
         return True
     from solver import fast
 
@@ -668,16 +668,31 @@ def _may_fit(order: Order, geometry, values) -> bool:
 
 def _fitted(rng, order: Order, geometry, solution, values, cells, deadline, seen):
     """(values, grade) when the candidate fits the order, perhaps after getting back a few
-    orbits where it was too hard; None otherwise."""
+    orbits where it was too hard; None otherwise.
+
+    Logic limited to the aimed level's techniques looks first: where it gets stuck (its
+    first guess), the candidate is too hard, found without the dear searches (chains, kraken
+    fish) a full grade would try there. Only a candidate that logic finishes at that level
+    gets the full grade, which decides."""
     if not order.graded and geometry.size != 9:
         return values, None  # unique is all that was asked; logic on 16x16 takes long
+    aim = order.aim
+    families = None if aim in (None, "extreme") else families_up_to(aim)
     for _ in range(MAX_ADDED + 1):
-        explained = _explained(geometry, values, deadline)
+        explained = _explained(geometry, values, deadline, families)
         if explained is None:
             return None
-        found = explained.grade
-        seen[found.level] = seen.get(found.level, 0) + 1
-        fit = order.fit(found)
+        if families is not None and not explained.solved_by_logic:
+            found, fit = None, 1
+            seen[f"harder than {aim}"] = seen.get(f"harder than {aim}", 0) + 1
+        else:
+            if families is not None:
+                explained = _explained(geometry, values, deadline)
+                if explained is None:
+                    return None
+            found = explained.grade
+            seen[found.level] = seen.get(found.level, 0) + 1
+            fit = order.fit(found)
         if fit == 0:
             return values, found
         if fit < 0 or order.minimal:
@@ -686,14 +701,15 @@ def _fitted(rng, order: Order, geometry, solution, values, cells, deadline, seen
     return None
 
 
-def _explained(geometry, values, deadline):
-    """The explanation of the puzzle, or None when grading it overran its budget."""
+def _explained(geometry, values, deadline, techniques=None):
+    """The explanation of the puzzle (by `techniques` only, when given), or None when it
+    overran its budget."""
     budget = min(GRADE_BUDGET, deadline - time.monotonic())
     if budget <= 0:
         return None
     try:
         with _alarm(budget):
-            return grade(Puzzle(geometry, values, _alphabet(geometry)))
+            return grade(Puzzle(geometry, values, _alphabet(geometry)), techniques)
     except _OutOfTime:
         return None
 
@@ -730,4 +746,5 @@ def _timeout_message(order: Order, time_limit, number: int, drawn: int, seen) ->
 
 
 def _rank_key(item):
-    return level_rank(item[0])
+    name = item[0].removeprefix("harder than ")
+    return level_rank(name) + (0.5 if name != item[0] else 0)
