@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from solver.logic.rating import rate_steps
+from solver.logic.rating import rate_puzzle, rate_steps
 
 LEVELS = ("easy", "medium", "hard", "unfair", "extreme", "guess")
 PROJECT_LEVELS = {"expert": "unfair"}  # earlier project level -> HoDoKu's
@@ -141,8 +141,10 @@ def level_rank(level: str) -> int:
     return LEVELS.index(PROJECT_LEVELS.get(level, level))
 
 
-def grade_steps(steps) -> Grade:
-    """Grade a solving path given as its steps (or the technique of each step), in order."""
+def grade_steps(steps, grid=None, unique: bool = True) -> Grade:
+    """Grade a solving path given as its steps (or the technique of each step), in order.
+    With the starting pencil marks `grid`, the rating follows SE's simplest path where it
+    is easier than this one (see solver.logic.rating)."""
     steps = list(steps)
     hardest, score = None, 0
     for name in (getattr(s, "technique", s) for s in steps):
@@ -154,4 +156,5 @@ def grade_steps(steps) -> Grade:
         ):
             hardest = name
     level = TECHNIQUES[hardest][0] if hardest else "easy"
-    return Grade(level, score, hardest, rate_steps(steps))
+    rating = rate_steps(steps) if grid is None else rate_puzzle(grid, steps, unique)
+    return Grade(level, score, hardest, rating)
