@@ -390,12 +390,13 @@ def reachable_ratings() -> tuple[tuple[float, str], ...]:
     point more; the marked guess (logic cannot finish) left out, as it is never made.
 
     >>> min(reachable_ratings()), max(r for r, _ in reachable_ratings())
-    ((1.0, 'easy'), 9.0)
+    ((1.0, 'easy'), 10.0)
     """
     from solver.logic.grade import TECHNIQUES
-    from solver.logic.rating import CHAINS, RATINGS
+    from solver.logic.rating import CHAINS, RATINGS, SE_TIERS
 
-    found = {(1.2, "easy")}  # a hidden single in a box
+    # SE's own tiers: a hidden single in a box, direct pointing, claiming, hidden subsets
+    found = {(rating, TECHNIQUES[name][0]) for rating, _, name, _ in SE_TIERS}
     for name, rating in RATINGS.items():
         level = TECHNIQUES[name][0]
         if level == "guess":
@@ -408,10 +409,10 @@ def reachable_ratings() -> tuple[tuple[float, str], ...]:
 def check_reachable(low: float, high: float, text: str) -> None:
     """GenerateError when no step of the project's logic is rated within low..high.
 
-    >>> check_reachable(1.6, 2.2, "1.6..2.2")
+    >>> check_reachable(2.1, 2.2, "2.1..2.2")
     Traceback (most recent call last):
     ...
-    solver.generate.GenerateError: rating '1.6..2.2' is impossible: no step of the project's logic is rated between 1.6 and 2.2 (nearest: 1.5 and 2.3; above 9 logic cannot finish)
+    solver.generate.GenerateError: rating '2.1..2.2' is impossible: no step of the project's logic is rated between 2.1 and 2.2 (nearest: 2 and 2.3; nothing above 10 is made: past that logic cannot finish)
     """
     ratings = sorted({r for r, _ in reachable_ratings()})
     if any(low <= r <= high for r in ratings):
@@ -423,7 +424,8 @@ def check_reachable(low: float, high: float, text: str) -> None:
     )
     raise GenerateError(
         f"rating {text!r} is impossible: no step of the project's logic is rated between "
-        f"{low:g} and {high:g} (nearest: {nearest}; above {ratings[-1]:g} logic cannot finish)"
+        f"{low:g} and {high:g} (nearest: {nearest}; nothing above {ratings[-1]:g} is made: "
+        "past that logic cannot finish)"
     )
 
 
