@@ -287,8 +287,9 @@ def level_rank(level: str) -> int:
     return rank(level)
 
 
-class _OutOfTime(Exception):
-    """Raised by the alarm inside a grade that takes too long."""
+class _OutOfTime(BaseException):
+    """Raised by the alarm inside a grade that takes too long (a BaseException, so that no
+    `except Exception` on the way can swallow it)."""
 
 
 @contextmanager
