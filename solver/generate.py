@@ -659,9 +659,12 @@ def _singles(geometry):
 
 
 def _may_fit(order: Order, geometry, values) -> bool:
-    """Whether the search branches the candidate needs leave it a chance at the level."""
+    """Whether the candidate has a chance at the level: not filled by singles alone (an
+    easy puzzle) when the aim is harder, and needing the level's range of search branches."""
     if order.aim not in BRANCHES:
         return True
+    if singles_fill(values, geometry):
+        return False
     from solver import fast
 
     low, high = BRANCHES[order.aim]
