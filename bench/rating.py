@@ -11,9 +11,10 @@
    published table (the reasoning is beside each).
 3. Monotone in the techniques a puzzle needs, on a sample of every set of ../shared/puzzles:
    a puzzle rated R must be solvable by the techniques whose lowest rating is at most R
-   (else it needs a harder technique than its rating says: a floor violation), and it
-   should not be solvable by those rated at least 0.5 below R (else its rating is above
-   what it needs: the explain path went a harder way than SE's simplest one).
+   (else it needs a harder technique than its rating says: a floor violation), and there
+   should be no path rated R - 0.5 or lower (else its rating is above what it needs: the
+   explain path went a harder way than SE's simplest one, which above 7.0 the rating does
+   not look for).
 
 Usage: python bench/rating.py [--sample N] [--workers W] [--sets a,b] [--no-se] [--no-sets]
 The load average is printed beside the timings: the machine is shared, timings are noisy.
@@ -213,13 +214,14 @@ def finders_up_to(rating: float, direct: bool) -> list[str]:
 
 
 def needs(puzzle: str) -> tuple[float, bool, bool]:
-    """(rating, solvable by what its rating allows, solvable by what is 0.5 below)."""
+    """(rating, solvable by the techniques its rating allows, solvable by a path rated at
+    least 0.5 lower: by the techniques whose floor is that low, their chains short enough)."""
     rating = explain(parse(puzzle)).grade.rating
     allowed = finders_up_to(rating, direct=True)
     within = explain(parse(puzzle), techniques=allowed).solved_by_logic
-    below = finders_up_to(rating - 0.5, direct=False)
-    easier = rating < 10 and explain(parse(puzzle), techniques=below).solved_by_logic
-    return rating, within or rating >= 10, easier
+    lower = explain(parse(puzzle), techniques=finders_up_to(rating - 0.5, direct=False))
+    easier = lower.solved_by_logic and lower.grade.rating <= rating - 0.5 + 1e-9
+    return rating, within or rating >= 10, rating < 10 and easier
 
 
 def monotone(pool, sets, sample: int, seed: int) -> None:

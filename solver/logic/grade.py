@@ -1,4 +1,4 @@
-"""Difficulty on HoDoKu's scale: a level from the hardest technique, a score from every step.
+"""Difficulty: a level and a score on HoDoKu's scale, a rating on Sudoku Explainer's.
 
 HoDoKu grades a puzzle easy, medium, hard, unfair or extreme: each technique has a level
 and a weight, the puzzle's level is that of its hardest step and its score the sum of the
@@ -13,10 +13,20 @@ The project's own "guess" level sits above extreme: logic alone could not finish
 would fall back to brute force, which it grades extreme). Before this table, the project
 called unfair "expert"; `PROJECT_LEVELS` maps old names onto the scale.
 
+`grade_steps` is the one place the level is derived: the HoDoKu level of the path's hardest
+technique (hardest by level, then by weight). The rating, on Sudoku Explainer's scale
+(ER 1.0 to about 11.9, what players and puzzle books quote), comes from
+`solver.logic.rating`: the rating of the hardest step of the simplest path. The two scales
+agree in order but not in their steps: HoDoKu calls a puzzle that needs an XY-wing (ER 4.2)
+and one that needs a jellyfish (ER 5.2) both hard, and SE rates naked singles (2.3) above
+hidden singles (1.2-1.5), where HoDoKu's weights go the other way.
+
 >>> grade_steps(["hidden single", "naked single"]).level
 'easy'
 >>> grade_steps(["hidden single", "AIC"]).level
 'unfair'
+>>> grade_steps(["hidden single", "XY-wing"]).rating
+4.2
 """
 
 from __future__ import annotations
