@@ -74,13 +74,14 @@ def made_checked(order, n: int, seed: int, time_limit: float, check) -> dict:
     }
 
 
-def row(name: str, n: int, result: dict, target: float | None) -> str:
+def row(name: str, n: int, result: dict, target: float | None, every: bool = False) -> str:
+    """A table row; `target` is for the p50, or for the slowest puzzle when `every`."""
     s = result["seconds"]
     p50 = float(np.median(s))
     verdict = ""
     if target is not None:
-        verdict = "met" if p50 <= target else "NOT met"
-        verdict = f"p50 <= {target:g} s: {verdict}"
+        figure, which = (float(s.max()), "max") if every else (p50, "p50")
+        verdict = f"{which} <= {target:g} s: {'met' if figure <= target else 'NOT met'}"
     made = n - result["timeouts"]
     return (
         f"| {name:<24} | {n:>3} | {p50:7.3f} | {np.percentile(s, 90):7.3f} | {s.max():7.2f} | "
@@ -198,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
         result = made_checked(order, count, args.seed, 60.0, check)
         if order.size == 9 and order.variant == "standard":
             nine += result["made"]
-        print(row(name, count, result, target), flush=True)
+        print(row(name, count, result, target, every=order.size == 16), flush=True)
     print(
         "\nseconds a puzzle: CPU time of this process (one core; the machine is shared, so "
         "wall time is also shown); cands: full grids drawn a puzzle (median); checked: exactly "
@@ -226,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{per:.2f} s each): {right}/{total} givens read back, {exact}/{photos} grids "
         f"exactly; target every given: {'met' if right == total else 'NOT met'}"
     )
-    print("\nfirst made of each row, for the record:")
+    print("\nsome of the 9x9 puzzles made, for the record:")
     for m in nine[:: max(1, len(nine) // 6)][:6]:
         print(f"  {format_line(m.puzzle)}  {m.grade.level} ER {m.grade.rating}")
     load = os.getloadavg()
