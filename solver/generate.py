@@ -448,7 +448,7 @@ def parse_rating(text: str) -> tuple[float, float]:
         bounds = []
     if len(bounds) == 1:
         bounds = [round(bounds[0] - 0.05, 2), round(bounds[0] + 0.05, 2)]
-    if len(bounds) != 2:
+    if len(bounds) != 2 or not all(map(math.isfinite, bounds)):
         raise GenerateError(f"rating {text!r} is not a range like 6.6..7.2 or a number like 7.2")
     low, high = bounds
     lowest, highest = RATING_RANGE
@@ -604,6 +604,8 @@ def make(
     """The puzzles of `order` one at a time (the CLI prints each as soon as it is made)."""
     if count < 1:
         raise GenerateError(f"count must be at least 1, not {count}")
+    if seed is not None and seed < 0:
+        raise GenerateError(f"seed must be 0 or more, not {seed}")
     rng = np.random.default_rng(seed)
     deadline = math.inf if time_limit is None else time.monotonic() + time_limit
     for number in range(count):

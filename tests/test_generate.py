@@ -189,7 +189,8 @@ def test_http_new_on_a_real_server():
         ({"rating": "2.1..2.2"}, 422, "rating '2.1..2.2' is impossible"),
         ({"size": 6, "variant": "diagonal"}, 422, "diagonal needs square boxes"),
         ({"count": 500}, 422, "count must be 1 to 20"),
-        ({"level": "extreme", "time_limit": 0.05}, 504, "within the time limit"),
+        ({"seed": -1}, 422, "seed must be 0 or more"),
+        ({"level": "extreme", "time_limit": 0.05}, 422, "within the time limit"),
     ]:
         refused = httpx.get(f"{server.url}/v1/new", params=params, timeout=60)
         error = refused.json()["error"]

@@ -4,7 +4,8 @@
 symmetry, each with exactly one solution, with their solutions and grades. Limits are
 dependencies: at most MAX_COUNT puzzles (MAX_COUNT_16 of 16x16) a request, and a time
 limit under the server's per-request limit, so that a rare order is answered with a
-sentence saying what was found (504 `not_made`) before the process would be stopped.
+sentence saying what was found (422 `not_made`, with the puzzles made in time) before the
+process would be stopped.
 An order that cannot be made (an unknown level, an impossible rating, a diagonal 6x6) is
 422 `invalid_order`, its message naming the option.
 
@@ -108,6 +109,14 @@ def checked_count(
     return count
 
 
+def checked_seed(
+    seed: Annotated[int | None, Query(description="same seed, same puzzles (0 or more)")] = None,
+) -> int | None:
+    if seed is not None and seed < 0:
+        raise ApiError(422, "invalid_order", f"seed must be 0 or more, not {seed}")
+    return seed
+
+
 def checked_time_limit(
     request: Request,
     time_limit: Annotated[
@@ -134,18 +143,19 @@ def checked_time_limit(
     summary="New puzzles made to order",
     response_model=NewAnswer,
     response_model_exclude_none=True,
-    responses=responses(400, 422, 503, 504),
+    responses=responses(400, 422, 503, 504),  # 504: the server's own limit, as elsewhere
 )
 async def new_puzzles(
     request: Request,
     order=Depends(checked_order),
     count: int = Depends(checked_count),
     seconds: float = Depends(checked_time_limit),
-    seed: Annotated[int | None, Query(description="same seed, same puzzles")] = None,
+    seed: int | None = Depends(checked_seed),
     jobs: Jobs = Depends(get_jobs),
 ) -> NewAnswer:
     """Puzzles with exactly one solution each, at the asked level or rating, symmetric and
-    minimal when asked; 504 `not_made` with what was found when the time runs out."""
+    minimal when asked; 422 `not_made`, saying what was found and with the puzzles made,
+    when the time runs out (the order as given cannot be met: fewer, or more time)."""
     job = NewRequest(
         level=order.level,
         rating=order.rating,
@@ -163,9 +173,10 @@ async def new_puzzles(
     if answer.invalid:
         request.state.log["outcome"] = "invalid_order"
         raise ApiError(422, "invalid_order", answer.invalid)
-    if answer.not_made:
+    if answer.not_made:  # the puzzles made in time come with the error
         request.state.log["outcome"] = "not_made"
-        raise ApiError(504, "not_made", answer.not_made)
+        made = [p.model_dump(mode="json", exclude_none=True) for p in answer.puzzles]
+        raise ApiError(422, "not_made", answer.not_made, puzzles=made)
     request.state.log["outcome"] = "made"
     return answer
 
