@@ -28,6 +28,7 @@ import math
 import signal
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -504,7 +505,8 @@ def make_order(
 
 # -- making ------------------------------------------------------------------------------------
 
-# A too-hard candidate gets back at most this many orbits before it is dropped.
+# A too-hard candidate gets back at most this many orbits (a 9x9 one; a larger board as
+# many a 81 cells) before it is dropped.
 MAX_ADDED = 6
 # Branches the fast engine's search needs to prove a candidate unique, by the level it can
 # be: a cheap filter before logic grades it (measured over 2,000 random minimal 9x9
@@ -606,7 +608,8 @@ def make(
         raise GenerateError(f"count must be at least 1, not {count}")
     if seed is not None and seed < 0:
         raise GenerateError(f"seed must be 0 or more, not {seed}")
-    rng = np.random.default_rng(seed)
+    # the order joins the seed, so that one seed gives other grids for other orders
+    rng = np.random.default_rng(None if seed is None else [seed, zlib.crc32(repr(order).encode())])
     deadline = math.inf if time_limit is None else time.monotonic() + time_limit
     for number in range(count):
         yield _make_one(rng, order, deadline, time_limit, number)
@@ -667,6 +670,8 @@ def _may_fit(order: Order, geometry, values) -> bool:
         return True
     if singles_fill(values, geometry):
         return False
+    if geometry.size != 9:
+        return True  # the ranges are 9x9's; counting 16x16 branches can take long
     from solver import fast
 
     low, high = BRANCHES[order.aim]
@@ -686,7 +691,7 @@ def _fitted(rng, order: Order, geometry, solution, values, cells, deadline, seen
         return values, None  # unique is all that was asked; logic on 16x16 takes long
     aim = order.aim
     families = None if aim in (None, "extreme") else families_up_to(aim)
-    for _ in range(MAX_ADDED + 1):
+    for _ in range(MAX_ADDED * max(1, geometry.n_cells // 81) + 1):
         explained = _explained(geometry, values, deadline, families)
         if explained is None:
             return None
