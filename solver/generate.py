@@ -7,15 +7,16 @@ How a puzzle is made (QQwing's and HoDoKu's recipe, with the project's own engin
 2. holes dug in random order, one *orbit* of the asked symmetry at a time (a cell and its
    mirror images), each kept open only while the fast engine still counts exactly one
    solution (limit 2): a single pass leaves no orbit that could go;
-3. graded by the project's own logic (`solver.logic.explain`): a puzzle too hard gets back
-   the solution's digits of one orbit where logic at the asked level got stuck, and is
-   graded again; one too easy is dropped for a fresh grid. An easy puzzle is dug with
-   singles alone (a puzzle singles fill is unique), so it never needs a second grade.
+3. graded by the project's own logic (`solver.logic.explain`), first limited to the
+   techniques of the asked level: where that gets stuck, the solution's digits of that
+   cell's orbit go back in and it is tried again; a candidate it finishes gets the full
+   grade, which decides; one too easy is dropped for a fresh grid. An easy puzzle is dug
+   with singles alone (a puzzle singles fill is unique), so it never needs a second grade.
 
-Unfair and extreme puzzles are rare among random ones (about one in five and one in fifty),
-so candidates are drawn until one fits or the time limit passes; a cheap filter (how many
-branches the fast engine's search needs, zero for most easy to hard puzzles) skips most
-candidates that cannot be extreme before logic grades them.
+Unfair and extreme puzzles are rare among random ones (about one in four and one in three
+hundred), so candidates are drawn until one fits or the time limit passes; cheap filters
+(singles alone fill it: easy; how many branches the fast engine's search needs, none for
+most easy to hard puzzles) drop most candidates that cannot fit before logic grades them.
 
 >>> made = generate("easy", seed=1)[0]
 >>> made.grade.level, made.puzzle.n_givens >= 17, len(made.line)
@@ -603,7 +604,8 @@ def generate(
 def make(
     order: Order, *, count: int = 1, seed: int | None = None, time_limit: float | None = None
 ) -> Iterator[Made]:
-    """The puzzles of `order` one at a time (the CLI prints each as soon as it is made)."""
+    """The puzzles of `order` one at a time (the CLI prints each as soon as it is made).
+    A bad count or seed raises GenerateError at once, before the first puzzle."""
     if count < 1:
         raise GenerateError(f"count must be at least 1, not {count}")
     if seed is not None and seed < 0:
@@ -611,8 +613,7 @@ def make(
     # the order joins the seed, so that one seed gives other grids for other orders
     rng = np.random.default_rng(None if seed is None else [seed, zlib.crc32(repr(order).encode())])
     deadline = math.inf if time_limit is None else time.monotonic() + time_limit
-    for number in range(count):
-        yield _make_one(rng, order, deadline, time_limit, number)
+    return (_make_one(rng, order, deadline, time_limit, number) for number in range(count))
 
 
 def _make_one(rng, order: Order, deadline: float, time_limit, number: int) -> Made:

@@ -167,6 +167,7 @@ def test_cli_prints_one_puzzle_a_line_and_writes_a_sheet(tmp_path):
         (["--rating", "2.1..2.2"], 2, "rating '2.1..2.2' is impossible"),
         (["--size", "6", "--variant", "diagonal"], 2, "diagonal needs square boxes"),
         (["--sheet", "out.txt"], 2, "write a .pdf or a .png"),
+        (["--seed", "-1"], 2, "seed must be 0 or more"),
         (["--level", "extreme", "--time-limit", "0.1", "--seed", "1"], 1, "time limit of 0.1 s"),
     ],
 )

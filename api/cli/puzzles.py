@@ -694,7 +694,12 @@ def new(
     made, status = [], 0
     start = time.perf_counter()
     try:
-        for puzzle in make(order, count=count, seed=seed, time_limit=time_limit):
+        puzzles = make(order, count=count, seed=seed, time_limit=time_limit)
+    except GenerateError as exc:
+        _say(err, f"error: {exc}")
+        raise typer.Exit(2) from None
+    try:
+        for puzzle in puzzles:
             made.append(puzzle)
             _write_new(puzzle, as_json)
     except GenerateTimeout as exc:
