@@ -151,6 +151,7 @@ def is_minimal(values: np.ndarray, geometry: geo.Geometry) -> bool:
 def full_grid(rng: np.random.Generator, geometry: geo.Geometry) -> np.ndarray:
     """A random solved board: random givens where the rules allow them, completed by the
     fast engine, then the digits relabelled at random (which keeps every unit whole).
+    Boards above 9x9 start from a grid known to be solvable instead (`_large_grid`).
 
     >>> grid = full_grid(np.random.default_rng(0), geo.standard(3))
     >>> sorted(grid[:9].tolist()) == list(range(1, 10))
@@ -158,6 +159,8 @@ def full_grid(rng: np.random.Generator, geometry: geo.Geometry) -> np.ndarray:
     """
     from solver import fast
 
+    if geometry.n_cells > 81:
+        return _large_grid(rng, geometry)
     n, size = geometry.n_cells, geometry.size
     peers = [np.fromiter(p, np.intp) for p in geometry.peers]
     while True:
@@ -168,8 +171,44 @@ def full_grid(rng: np.random.Generator, geometry: geo.Geometry) -> np.ndarray:
                 values[cell] = rng.choice(allowed)
         found, solutions, _ = fast.search_one(values, geometry, limit=1, keep=1)
         if found:
-            relabel = np.concatenate([[0], rng.permutation(size) + 1]).astype(np.int8)
-            return relabel[solutions[0]]
+            return _relabelled(rng, solutions[0], size)
+
+
+def _relabelled(rng, grid: np.ndarray, size: int) -> np.ndarray:
+    relabel = np.concatenate([[0], rng.permutation(size) + 1]).astype(np.int8)
+    return relabel[grid]
+
+
+def _large_grid(rng, geometry: geo.Geometry) -> np.ndarray:
+    """A random solved 16x16 (or larger) board that never asks the engine to prove a dead
+    end: on 256 cells random givens can contradict each other deep down, and a search that
+    has to show there is no solution can run for minutes (numba code, which no time limit
+    interrupts). So: the engine's first solution of the empty board, turned and mirrored,
+    its rows and columns shuffled within bands and stacks (standard boards), relabelled;
+    a third of its cells kept as givens, completed afresh by the engine (a solution exists:
+    the grid they came from), and relabelled again."""
+    from solver import fast
+
+    n, size = geometry.n_cells, geometry.size
+    side = geometry.rows
+    _, solutions, _ = fast.search_one(np.zeros(n, np.int8), geometry, limit=1, keep=1)
+    grid = _relabelled(rng, solutions[0], size).reshape(side, side)
+    grid = np.rot90(grid, int(rng.integers(4)))
+    if rng.random() < 0.5:
+        grid = grid.T
+    if geometry.name.startswith(f"{size}x{size}") and geometry.box_shape:
+        box_rows, box_cols = geometry.box_shape
+        rows = np.concatenate([b * box_rows + rng.permutation(box_rows) for b in
+                               rng.permutation(side // box_rows)])  # fmt: skip
+        cols = np.concatenate([b * box_cols + rng.permutation(box_cols) for b in
+                               rng.permutation(side // box_cols)])  # fmt: skip
+        grid = grid[rows][:, cols]
+    grid = grid.reshape(n)
+    givens = np.zeros(n, np.int8)
+    kept = rng.permutation(n)[: n // 3]
+    givens[kept] = grid[kept]
+    _, solutions, _ = fast.search_one(givens, geometry, limit=1, keep=1)
+    return _relabelled(rng, solutions[0], size)
 
 
 def dig(
