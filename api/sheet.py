@@ -28,6 +28,7 @@ FORMATS = (".pdf", ".png")
 # Line widths as a share of a cell: a newspaper's heavy frame, bold box lines, hairlines.
 BORDER, BOX_LINE, CELL_LINE = 0.08, 0.06, 0.018
 DIGIT_HEIGHT = 0.6  # a printed digit's height / cell
+DIAGONAL_TINT = 215  # grey level of a diagonal sudoku's diagonal cells
 FONT_NAMES = ("LiberationSans-Regular.ttf", "DejaVuSans.ttf", "FreeSans.ttf")
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 # Grids a page holds by board side: (columns, rows)
@@ -82,12 +83,20 @@ def layout(count: int, board: int, dpi: int = 200) -> list[Placed]:
     return placed
 
 
-def draw_grid(draw: ImageDraw.ImageDraw, line: str, origin, side: int, box_shape) -> None:
-    """One puzzle, black on white: `line` its cells in reading order ('.' empty)."""
+def draw_grid(
+    draw: ImageDraw.ImageDraw, line: str, origin, side: int, box_shape, diagonal: bool = False
+) -> None:
+    """One puzzle, black on white: `line` its cells in reading order ('.' empty). A
+    diagonal sudoku's two diagonals are tinted light grey, as puzzle books mark them."""
     n = math.isqrt(len(line))
     cell = side / n
     x0, y0 = origin
     font = _digit_font(cell)
+    if diagonal:
+        for r in range(n):
+            for c in {r, n - 1 - r}:
+                x, y = x0 + c * cell, y0 + r * cell
+                draw.rectangle((x, y, x + cell, y + cell), fill=DIAGONAL_TINT)
     for k, symbol in enumerate(line):
         if symbol not in ".0":
             r, c = divmod(k, n)
@@ -169,7 +178,8 @@ def render_sheet(made: list, *, dpi: int = 200, title: str = "Sudoku") -> list[I
     box = geometry.box_shape or (math.isqrt(board),) * 2
     for number, (m, at) in enumerate(zip(made, placed, strict=True), start=1):
         draw = draws[at.page]
-        draw_grid(draw, m.line, at.origin, at.side, box)
+        diagonal = m.puzzle.geometry.name.startswith("diagonal")
+        draw_grid(draw, m.line, at.origin, at.side, box, diagonal)
         below = (at.origin[0], at.origin[1] + at.side + round(0.08 * dpi))
         draw.text(below, caption(number, m), font=small, fill=0, anchor="la")
     return pages
