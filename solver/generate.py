@@ -489,9 +489,16 @@ def parse_rating(text: str) -> tuple[float, float]:
         bounds = []
     if len(bounds) == 1:
         bounds = [round(bounds[0] - 0.05, 2), round(bounds[0] + 0.05, 2)]
-    if len(bounds) != 2 or not all(map(math.isfinite, bounds)):
+    if len(bounds) != 2:
         raise GenerateError(f"rating {text!r} is not a range like 6.6..7.2 or a number like 7.2")
-    low, high = bounds
+    return checked_range(*bounds, text)
+
+
+def checked_range(low: float, high: float, text: str) -> tuple[float, float]:
+    """(low, high) when it is a range on Sudoku Explainer's scale, else GenerateError
+    naming what is wrong (`text`: the range as the user wrote it)."""
+    if not (math.isfinite(low) and math.isfinite(high)):
+        raise GenerateError(f"rating {text!r} is not a range like 6.6..7.2 or a number like 7.2")
     lowest, highest = RATING_RANGE
     if low > high:
         raise GenerateError(f"rating {text!r}: the low end {low:g} is above the high end {high:g}")
@@ -530,6 +537,9 @@ def make_order(
         raise GenerateError("ask for a level or a rating, not both")
     if isinstance(rating, str):
         rating = parse_rating(rating)
+    elif rating is not None:
+        low, high = (float(x) for x in rating)
+        rating = checked_range(low, high, f"{low:g}..{high:g}")
     if rating is not None and reachable:
         check_reachable(*rating, f"{rating[0]:g}..{rating[1]:g}")
     if symmetry not in SYMMETRIES:

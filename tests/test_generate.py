@@ -129,6 +129,8 @@ def test_other_boards_are_unique(options, variant, cells):
         ({"rating": "12..13"}, "scale runs from 1 to 11.9"),
         ({"rating": "7.2..6.6"}, "the low end 7.2 is above the high end 6.6"),
         ({"rating": "hard"}, "is not a range like 6.6..7.2"),
+        ({"rating": (9.5, 3.0)}, "the low end 9.5 is above the high end 3"),
+        ({"rating": "nan..7"}, "is not a range like 6.6..7.2"),
         ({"level": "hard", "rating": "4.2"}, "a level or a rating, not both"),
         ({"size": 7}, "size 7 is not made"),
         ({"size": 6, "variant": "diagonal"}, "diagonal needs square boxes"),
