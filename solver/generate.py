@@ -387,13 +387,20 @@ class Order:
         return self.level is not None or self.rating is not None
 
     @property
-    def aim(self) -> str | None:
-        """The level to make for: the asked one, or the easiest level a technique rated
-        within the asked range has (how a rating order is made)."""
+    def span(self) -> tuple[str, str] | None:
+        """The easiest and hardest level the order's puzzles can have: the asked level
+        twice, or the levels of the techniques rated within the asked range."""
         if self.level is not None or self.rating is None:
-            return self.level
-        levels = [lv for r, lv in reachable_ratings() if self.rating[0] <= r <= self.rating[1]]
-        return min(levels, key=level_rank)
+            return None if self.level is None else (self.level, self.level)
+        low, high = self.rating
+        levels = sorted({lv for r, lv in reachable_ratings() if low <= r <= high}, key=level_rank)
+        return levels[0], levels[-1]
+
+    @property
+    def aim(self) -> str | None:
+        """The level to make for: the hardest the order allows (logic limited to it must
+        finish a candidate before the full grade looks)."""
+        return None if self.span is None else self.span[1]
 
     def fit(self, found: Grade) -> int:
         """-1 when `found` is too easy for the order, 1 too hard, 0 when it fits."""
@@ -714,9 +721,12 @@ def _singles(geometry):
 
 
 def _may_fit(order: Order, geometry, values) -> bool:
-    """Whether the candidate has a chance at the level: not filled by singles alone (an
-    easy puzzle) when the aim is harder, and needing the level's range of search branches."""
-    if order.aim not in BRANCHES:
+    """Whether the candidate has a chance at the order's levels: not filled by singles
+    alone (an easy puzzle) unless easy ones fit, and needing the levels' range of search
+    branches (from the easiest level's lower bound, or the hardest's when even the easiest
+    is unfair or above: a rating of 8.5 and up is mostly kraken fish and forcing chains)."""
+    span = order.span
+    if span is None or span[0] == "easy":
         return True
     if singles_fill(values, geometry):
         return False
@@ -724,7 +734,10 @@ def _may_fit(order: Order, geometry, values) -> bool:
         return True  # the ranges are 9x9's; counting 16x16 branches can take long
     from solver import fast
 
-    low, high = BRANCHES[order.aim]
+    easiest, hardest = span
+    rare = level_rank(easiest) >= level_rank("unfair")
+    low = BRANCHES[hardest if rare else easiest][0]
+    high = BRANCHES[hardest][1]
     branches = fast.search_nodes(values[None, :], geometry, limit=2)
     return branches >= low and (high is None or branches <= high)
 
