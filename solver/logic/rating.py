@@ -310,7 +310,7 @@ def se_walk(grid, unique: bool) -> float:
     multiple, dynamic, dynamic (+)), the easiest hint of the first kind that has one;
     where none has, the rating of SE's nested chains from `nested_rating`."""
     from solver.logic.explain import _still_valid
-    from solver.logic.se_chains import LEVELS, easiest_chain
+    from solver.logic.se_chains import LEVELS, easiest_chain, nested_rating
 
     grid = grid.copy()
     tiers = se_order(unique, REFINED_BELOW)
@@ -329,12 +329,6 @@ def se_walk(grid, unique: bool) -> float:
         hardest = max(hardest, hint.rating)
         grid.apply(hint)
     return hardest
-
-
-def nested_rating(grid) -> float:
-    """SE's nested forcing chains (9.5 and up), where no chain of SE's lower kinds makes
-    progress: placed at GUESS until measured."""
-    return RATINGS["guess"]
 
 
 def rate_puzzle(grid, steps, unique: bool) -> float:
