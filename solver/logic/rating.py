@@ -304,10 +304,39 @@ def simplest_rating(grid, unique: bool, below: float) -> float | None:
     return hardest
 
 
+def se_walk(grid, unique: bool) -> float:
+    """The ER of SE's simplest path from `grid`: at every state the lowest-rated tier
+    below 7.0 that makes progress, else SE's chains in their order (forcing chains,
+    multiple, dynamic, dynamic (+)), the easiest hint of the first kind that has one;
+    where none has, the rating of SE's nested chains from `nested_rating`."""
+    from solver.logic.explain import _still_valid
+    from solver.logic.se_chains import LEVELS, easiest_chain, nested_rating
+
+    grid = grid.copy()
+    tiers = se_order(unique, REFINED_BELOW)
+    hardest = 1.0
+    while not grid.is_solved:
+        rating, kind, steps = _easiest(grid, tiers)
+        if steps:
+            for step in steps:
+                if _still_valid(grid, step):
+                    hardest = max(hardest, rating if kind else step_rating(step))
+                    grid.apply(step)
+            continue
+        hint = next(filter(None, (easiest_chain(grid, mode) for mode in LEVELS)), None)
+        if hint is None:
+            return max(hardest, nested_rating(grid))
+        hardest = max(hardest, hint.rating)
+        grid.apply(hint)
+    return hardest
+
+
 def rate_puzzle(grid, steps, unique: bool) -> float:
     """A puzzle's ER from its starting pencil marks and its `explain` path: SE's simplest
-    path where it finishes below the explain path's rating and below REFINED_BELOW, else
-    the explain path's rating."""
+    path below REFINED_BELOW where it finishes there (cheap: the tiers that easy puzzles
+    need), else SE's own walk with its chains (`se_walk`)."""
     bound = rate_steps(steps)
     simplest = simplest_rating(grid, unique, min(bound, REFINED_BELOW))
-    return bound if simplest is None else min(bound, simplest)
+    if simplest is not None:
+        return min(bound, simplest)
+    return bound if bound < REFINED_BELOW else se_walk(grid, unique)
