@@ -856,6 +856,25 @@ def render_photo(
     style = style or random_style(rng, kind)
     grid_px = style.grid_fraction * min(width, height)
     page = draw_page(rng, style, givens, max(90, round(1.3 * grid_px)), solution)
+    image, buf, corners = photograph(rng, style, page, size)
+    return SyntheticPhoto(
+        image=image,
+        jpeg=buf.tobytes(),
+        givens=givens,
+        solution=None if solution is None else np.asarray(solution, np.int8).reshape(9, 9),
+        corners=corners,
+        style=style,
+        seed=seed,
+        handwritten=page.handwritten,
+        candidates=page.candidates,
+    )
+
+
+def photograph(rng: np.random.Generator, style: Style, page: Page, size: tuple[int, int]):
+    """The phone photo (width, height) = `size` of a flat `page`, its grid seen at the
+    style's angles: (BGR image as decoded from the JPEG, the JPEG buffer, grid corners)."""
+    width, height = size
+    grid_px = style.grid_fraction * min(width, height)
     camera = place_camera(style, page, size)
     map_x, map_y = camera.page_maps(width, height)
     ink = cv2.remap(page.ink, map_x, map_y, cv2.INTER_LINEAR, borderValue=0)
@@ -870,21 +889,32 @@ def render_photo(
 
     image = _expose(rng, style, ink, on_page, grid_px / 9, pen, pencil)
     ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, style.jpeg_quality])
-    jpeg = buf.tobytes()
     g = page.grid_size
     ox, oy = page.grid_origin[0] - 0.5, page.grid_origin[1] - 0.5
     corners = camera.to_photo(np.array([[ox, oy], [ox + g, oy], [ox + g, oy + g], [ox, oy + g]]))
-    return SyntheticPhoto(
-        image=cv2.imdecode(buf, cv2.IMREAD_COLOR),
-        jpeg=jpeg,
-        givens=givens,
-        solution=None if solution is None else np.asarray(solution, np.int8).reshape(9, 9),
-        corners=corners.astype(np.float32),
-        style=style,
-        seed=seed,
-        handwritten=page.handwritten,
-        candidates=page.candidates,
-    )
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR), buf, corners.astype(np.float32)
+
+
+def photograph_sheet(
+    sheet: np.ndarray,
+    origin: tuple[int, int],
+    side: int,
+    *,
+    seed: int = 0,
+    size: tuple[int, int] = (1280, 960),
+    **overrides,
+) -> SyntheticPhoto:
+    """A phone photo of one grid of a printed sheet (`sheet`: the page, greyscale, black on
+    white, e.g. `api.sheet.render_sheet`'s), the grid's outer corner at `origin` and `side`
+    pixels wide; the rest of the page (the other grids, captions) is in the photo too.
+    `givens` of the result are unknown here (zeros): the caller knows what it printed.
+    """
+    rng = np.random.default_rng([seed, 4])
+    style = replace(random_style(np.random.default_rng([seed, 2]), "sheet"), **overrides)
+    page = Page(255 - np.asarray(sheet, np.uint8), tuple(origin), int(side))
+    image, buf, corners = photograph(rng, style, page, size)
+    empty = np.zeros((9, 9), np.int8)
+    return SyntheticPhoto(image, buf.tobytes(), empty, None, corners, style, seed)
 
 
 def make_photo(

@@ -7,6 +7,7 @@
 ('unique', '175328496')
 """
 
+from solver.generate import GenerateError, GenerateTimeout, Made, generate
 from solver.geometry import Geometry, clover, diagonal, for_size, rectangular, standard
 from solver.grid import (
     Puzzle,
@@ -21,6 +22,9 @@ from solver.many import LineOutcome, solve_many
 from solver.solve import SolveResult, count_solutions, is_unique, solve
 
 __all__ = [
+    "GenerateError",
+    "GenerateTimeout",
+    "Made",
     "Geometry",
     "LineOutcome",
     "Puzzle",
@@ -31,6 +35,7 @@ __all__ = [
     "count_solutions",
     "diagonal",
     "for_size",
+    "generate",
     "format_line",
     "format_pretty",
     "format_rows",

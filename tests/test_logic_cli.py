@@ -33,7 +33,8 @@ def test_explain_numbers_every_step_and_ends_with_the_solution():
     done = run("grid", PUZZLE, "--explain")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.strip().splitlines()
-    assert lines[0].startswith(f"grade: {expected.grade.level} (score {expected.grade.score}")
+    g = expected.grade
+    assert lines[0].startswith(f"grade: {g.level} (ER {g.rating}; score {g.score}")
     numbers = [int(m) for m in re.findall(r"^\s+(\d+)\. ", done.stdout, re.M)]
     assert numbers == list(range(1, len(expected.steps) + 1))
     solution = "".join(str(v) for v in expected.solution)
@@ -61,7 +62,7 @@ def test_grid_shows_a_grade_and_file_a_grade_column(tmp_path):
     grade = explain(parse(PUZZLE)).grade
     done = run("grid", PUZZLE)
     assert done.returncode == 0
-    assert f"grade: {grade.level} (score {grade.score}" in done.stderr
+    assert f"grade: {grade.level} (ER {grade.rating}; score {grade.score}" in done.stderr
     doc = json.loads(run("grid", PUZZLE, "-f", "json").stdout)
     assert doc["grade"] == grade.to_dict()
     listing = tmp_path / "two.txt"

@@ -107,6 +107,7 @@ def test_photo_to_solved_board_and_fix_a_cell(server, browser, tmp_path):
         page.click("#hint")
     page.wait_for_selector("#hint-text:not([hidden])")
     assert page.inner_text("#hint-text").strip()
+    assert "(ER " in page.inner_text("#hint-text")  # the grade on Sudoku Explainer's scale
 
     page.screenshot(path=str(tmp_path / "page-phone.png"), full_page=True)
     assert (tmp_path / "page-phone.png").stat().st_size > 10_000

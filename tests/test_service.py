@@ -390,6 +390,7 @@ def test_grid_explain_gives_steps_and_grade(client):
     explanation = answer["explanation"]
     assert explanation["steps"] and explanation["steps"][0]["text"]
     assert explanation["grade"]["level"]
+    assert 1.0 <= explanation["grade"]["rating"] <= 12.0  # Sudoku Explainer's scale
     assert explanation["solution"] == answer["solutions"][0]
 
 

@@ -71,12 +71,13 @@ ALPHABET_HELP = "Symbols in value order, e.g. 0123456789ABCDEF for a 16×16 boar
 
 
 def register(app: typer.Typer) -> None:
-    """Add `grid` and `file` to the app."""
+    """Add `grid`, `file` and `new` to the app."""
     # A puzzle written with `-` blanks may start with `-`: not an option.
     app.command("grid", no_args_is_help=True, context_settings={"ignore_unknown_options": True})(
         grid
     )
     app.command("file", no_args_is_help=True)(file)
+    app.command("new")(new)
 
 
 # ----------------------------------------------------------------------------- grid
@@ -257,7 +258,11 @@ def _print_answer(board, result, fmt: Format, err, graded=None) -> None:
     elif result.status == "none":
         _say(err, f"no solution: {result.reason}")
     if graded is not None and fmt is not Format.json:
-        _say(err, f"grade: {graded.level} (score {graded.score}; hardest: {graded.hardest})")
+        _say(
+            err,
+            f"grade: {graded.level} (ER {graded.rating}; score {graded.score}; "
+            f"hardest: {graded.hardest})",
+        )
 
 
 def _grade(board):
@@ -594,3 +599,134 @@ def _fail(sink, tally, err, fmt, number, text, status, reason) -> None:
     if fmt is Format.json:
         doc = {"line": number, "puzzle": text, "status": status, "reason": reason}
         sink.write(json.dumps(doc) + "\n")
+
+
+# ----------------------------------------------------------------------------- new
+
+
+class Level(StrEnum):
+    easy = "easy"
+    medium = "medium"
+    hard = "hard"
+    unfair = "unfair"
+    extreme = "extreme"
+
+
+class Symmetry(StrEnum):
+    none = "none"
+    central = "central"
+    rotational = "rotational"
+    vertical = "vertical"
+    horizontal = "horizontal"
+    diagonal = "diagonal"
+    antidiagonal = "antidiagonal"
+    dihedral = "dihedral"
+
+
+class NewVariant(StrEnum):
+    standard = "standard"
+    diagonal = "diagonal"
+
+
+MAX_NEW = 1000  # puzzles one `new` makes
+
+
+def new(
+    level: Level | None = typer.Option(
+        None, "--level", "-l", help="HoDoKu's level, by the project's own grade."
+    ),
+    rating: str | None = typer.Option(
+        None,
+        "--rating",
+        "-r",
+        help="A range on Sudoku Explainer's scale instead of a level, e.g. 6.6..7.2 (or 7.2).",
+    ),
+    count: int = typer.Option(1, "--count", "-n", min=1, max=MAX_NEW, help="How many puzzles."),
+    symmetry: Symmetry = typer.Option(
+        Symmetry.none,
+        "--symmetry",
+        "-s",
+        help="Pattern of the givens: central is the newspapers' 180° turn; rotational 90°; vertical and horizontal mirrors; diagonal and antidiagonal the mirrors in a diagonal; dihedral all of them.",
+    ),
+    size: int = typer.Option(9, "--size", help="Board side: 4, 6, 9 or 16."),
+    variant: NewVariant = typer.Option(
+        NewVariant.standard,
+        "--variant",
+        help="standard, or diagonal (both diagonals hold every symbol; sizes 4, 9, 16).",
+    ),
+    minimal: bool = typer.Option(
+        False, "--minimal", help="No given can go: removing any one lets a second solution in."
+    ),
+    seed: int | None = typer.Option(None, "--seed", help="Same seed, same puzzles."),
+    sheet: Path | None = typer.Option(
+        None,
+        "--sheet",
+        help="Also lay the puzzles out on a printable page: sheet.pdf, or sheet.png (one file a page).",
+    ),
+    as_json: bool = typer.Option(
+        False, "--json", help="One JSON object a puzzle (JSON lines): solution, level, rating."
+    ),
+    time_limit: float = typer.Option(
+        60.0, "--time-limit", min=0.1, help="Seconds for the whole order before giving up."
+    ),
+) -> None:
+    """Make new puzzles, each with exactly one solution, at the asked level or rating.
+
+    One puzzle a line (81 characters for 9x9, '.' for an empty cell), each printed as soon as it is made. Exit status: 0 when every puzzle was made, 1 when the time limit passed first (the puzzles made are kept), 2 for an option that cannot be made (an unknown level, an impossible rating, a diagonal 6x6), 130 when interrupted.
+    """
+    from solver.generate import GenerateError, GenerateTimeout, make, make_order
+
+    err = stderr_console()
+    try:
+        order = make_order(
+            level.value if level else None,
+            rating=rating,
+            symmetry=symmetry.value,
+            size=size,
+            variant=variant.value,
+            minimal=minimal,
+        )
+        if sheet is not None and sheet.suffix.lower() not in (".pdf", ".png"):
+            raise GenerateError(f"--sheet {sheet}: write a .pdf or a .png, not {sheet.suffix!r}")
+    except GenerateError as exc:
+        _say(err, f"error: {exc}")
+        raise typer.Exit(2) from None
+    made, status = [], 0
+    start = time.perf_counter()
+    try:
+        puzzles = make(order, count=count, seed=seed, time_limit=time_limit)
+    except GenerateError as exc:
+        _say(err, f"error: {exc}")
+        raise typer.Exit(2) from None
+    try:
+        for puzzle in puzzles:
+            made.append(puzzle)
+            _write_new(puzzle, as_json)
+    except GenerateTimeout as exc:
+        _say(err, f"error: {exc}")
+        status = 1
+    except KeyboardInterrupt:
+        _say(err, f"interrupted: {len(made)} of {count} made")
+        raise typer.Exit(130) from None
+    if is_terminal() or status == 0:
+        _say(err, f"made {len(made)} ({order.describe()}) in {time.perf_counter() - start:.2f} s")
+    if sheet is not None and made:
+        _save_sheet(made, sheet, err)
+    raise typer.Exit(status)
+
+
+def _write_new(made, as_json: bool) -> None:
+    line = json.dumps(made.to_dict()) if as_json else made.line
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
+def _save_sheet(made, path: Path, err) -> None:
+    from api.sheet import render_sheet, save_sheet
+
+    try:
+        written = save_sheet(render_sheet(made), path)
+    except OSError as exc:
+        _say(err, f"error: cannot write {path}: {exc.strerror}")
+        raise typer.Exit(2) from None
+    _say(err, f"sheet: {', '.join(map(str, written))}")

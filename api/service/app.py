@@ -27,7 +27,7 @@ from api.service.middleware import (
     InflightBytes,
     configure_access_log,
 )
-from api.service.routers import grid, health, live, page, photos
+from api.service.routers import grid, health, live, new, page, photos
 from api.service.settings import Settings
 from api.service.workers import SolverPool
 
@@ -37,6 +37,8 @@ Photograph a sudoku, get it solved and drawn back onto the photo.
 * `POST /v1/solve` with a photo (multipart field `image`) answers the JSON result, or the
   solved photo itself for `Accept: image/jpeg` / `image/png`.
 * `POST /v1/grid` solves a puzzle given as text (and explains it with `"explain": true`).
+* `GET /v1/new?level=hard&count=5` makes new puzzles to order (level or rating, symmetry,
+  size, minimal), each with exactly one solution.
 * `WebSocket /v1/live`: the live camera mode, a frame in, corners and the solution out
   (docs/live.md).
 * Errors are always `{"error": {"code": ..., "message": ...}}`.
@@ -89,7 +91,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ttl_s=settings.result_ttl_s,
     )
     errors.install(app)
-    for module in (photos, grid, health, page, live):
+    for module in (photos, grid, new, health, page, live):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=page.STATIC), name="static")
     # Added last = outermost: the access log sees the body bounds' 4xx and 503 too, and the

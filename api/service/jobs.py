@@ -188,7 +188,7 @@ def run(kind: str, job: Any, data: bytes | None = None) -> Any:
     ----------
     kind : str
         "photo", "grid" or "live" (one video frame of the live camera mode).
-    job : PhotoJob, GridRequest or api.live.FrameJob
+    job : PhotoJob, GridRequest, routers.new.NewRequest or api.live.FrameJob
         What to do.
     data : bytes, optional
         The upload, for a photo or a frame.
@@ -200,7 +200,9 @@ def run(kind: str, job: Any, data: bytes | None = None) -> Any:
     if kind == "photo":
         return photo(data, job)
     if kind == "grid":
-        return grid(job)
+        from api.service.routers.new import NewRequest, make_puzzles
+
+        return make_puzzles(job) if isinstance(job, NewRequest) else grid(job)
     if kind == "live":
         from api.live import frame
 

@@ -90,7 +90,8 @@ class GridAnswer(BaseModel):
     explanation: dict[str, Any] | None = Field(
         None,
         description="with `explain`: steps (technique, text, placements, eliminations),"
-        " grade, solved_by_logic; see docs/logic.md",
+        " grade (level, score, hardest, rating on Sudoku Explainer's ER scale),"
+        " solved_by_logic; see docs/logic.md",
     )
     all_steps: list[dict[str, Any]] | None = Field(
         None,

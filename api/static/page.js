@@ -417,7 +417,9 @@ hintButton.addEventListener("click", async () => {
     ...(step.cells || []),
     ...(step.placements || []).map((p) => p.cell),
   ].map(cellIndex).filter((i) => i >= 0));
-  const grade = body.explanation.grade ? ` (puzzle grade: ${body.explanation.grade.level})` : "";
+  const graded = body.explanation.grade;
+  const er = graded && graded.rating != null ? ` (ER ${graded.rating.toFixed(1)})` : "";
+  const grade = graded ? ` (puzzle grade: ${graded.level}${er})` : "";
   hintText.textContent = `${step.technique}: ${sentence(step.text)}${grade}`;
   hintText.hidden = false;
   draw();

@@ -358,7 +358,7 @@ def explain(
     return Explanation(
         grid=start,
         steps=steps,
-        grade=grade_steps([s.technique for s in steps]),
+        grade=grade_steps(steps, start, unique),
         solved_by_logic=solved_by_logic,
         unique=unique,
         solution=solution,

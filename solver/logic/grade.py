@@ -1,4 +1,4 @@
-"""Difficulty on HoDoKu's scale: a level from the hardest technique, a score from every step.
+"""Difficulty: a level and a score on HoDoKu's scale, a rating on Sudoku Explainer's.
 
 HoDoKu grades a puzzle easy, medium, hard, unfair or extreme: each technique has a level
 and a weight, the puzzle's level is that of its hardest step and its score the sum of the
@@ -13,15 +13,27 @@ The project's own "guess" level sits above extreme: logic alone could not finish
 would fall back to brute force, which it grades extreme). Before this table, the project
 called unfair "expert"; `PROJECT_LEVELS` maps old names onto the scale.
 
+`grade_steps` is the one place the level is derived: the HoDoKu level of the path's hardest
+technique (hardest by level, then by weight). The rating, on Sudoku Explainer's scale
+(ER 1.0 to about 11.9, what players and puzzle books quote), comes from
+`solver.logic.rating`: the rating of the hardest step of the simplest path. The two scales
+agree in order but not in their steps: HoDoKu calls a puzzle that needs an XY-wing (ER 4.2)
+and one that needs a jellyfish (ER 5.2) both hard, and SE rates naked singles (2.3) above
+hidden singles (1.2-1.5), where HoDoKu's weights go the other way.
+
 >>> grade_steps(["hidden single", "naked single"]).level
 'easy'
 >>> grade_steps(["hidden single", "AIC"]).level
 'unfair'
+>>> grade_steps(["hidden single", "XY-wing"]).rating
+4.2
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+from solver.logic.rating import rate_puzzle, rate_steps
 
 LEVELS = ("easy", "medium", "hard", "unfair", "extreme", "guess")
 PROJECT_LEVELS = {"expert": "unfair"}  # earlier project level -> HoDoKu's
@@ -124,19 +136,28 @@ class Grade:
     level: str
     score: int
     hardest: str | None
+    rating: float = 1.0  # Sudoku Explainer's scale (ER), see solver.logic.rating
 
     def to_dict(self) -> dict:
-        return {"level": self.level, "score": self.score, "hardest": self.hardest}
+        return {
+            "level": self.level,
+            "score": self.score,
+            "hardest": self.hardest,
+            "rating": self.rating,
+        }
 
 
 def level_rank(level: str) -> int:
     return LEVELS.index(PROJECT_LEVELS.get(level, level))
 
 
-def grade_steps(techniques: list[str]) -> Grade:
-    """Grade a solving path given as the technique of each step, in order."""
+def grade_steps(steps, grid=None, unique: bool = True) -> Grade:
+    """Grade a solving path given as its steps (or the technique of each step), in order.
+    With the starting pencil marks `grid`, the rating follows SE's simplest path where it
+    is easier than this one (see solver.logic.rating)."""
+    steps = list(steps)
     hardest, score = None, 0
-    for name in techniques:
+    for name in (getattr(s, "technique", s) for s in steps):
         level, weight = TECHNIQUES[name]
         score += weight
         if hardest is None or (level_rank(level), weight) > (
@@ -144,4 +165,6 @@ def grade_steps(techniques: list[str]) -> Grade:
             TECHNIQUES[hardest][1],
         ):
             hardest = name
-    return Grade(TECHNIQUES[hardest][0] if hardest else "easy", score, hardest)
+    level = TECHNIQUES[hardest][0] if hardest else "easy"
+    rating = rate_steps(steps) if grid is None else rate_puzzle(grid, steps, unique)
+    return Grade(level, score, hardest, rating)

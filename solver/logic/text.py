@@ -23,7 +23,10 @@ def summary(explanation: Explanation) -> str:
     """The grade, and whether logic alone solved it (or how far it got, with the grid
     where it stopped)."""
     g = explanation.grade
-    grade = f"grade: {g.level} (score {g.score}; hardest technique: {g.hardest or 'none'})"
+    grade = (
+        f"grade: {g.level} (ER {g.rating}; score {g.score}; hardest technique: "
+        f"{g.hardest or 'none'})"
+    )
     if explanation.solved_by_logic:
         logic = f"solved by logic alone in {len(explanation.steps)} steps"
     else:
