@@ -48,6 +48,8 @@ bench: setup-dev
 	$(BIN)/python bench/logic.py
 	$(BIN)/python bench/scale.py
 	$(BIN)/python bench/live.py
+	$(BIN)/python bench/rating.py
+	$(BIN)/python bench/generate.py
 
 lint: setup-dev
 	$(BIN)/ruff check .
