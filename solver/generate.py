@@ -461,7 +461,7 @@ def check_reachable(low: float, high: float, text: str) -> None:
     >>> check_reachable(2.1, 2.2, "2.1..2.2")
     Traceback (most recent call last):
     ...
-    solver.generate.GenerateError: rating '2.1..2.2' is impossible: no step of the project's logic is rated between 2.1 and 2.2 (nearest: 2 and 2.3; nothing above 10 is made: past that logic cannot finish)
+    solver.generate.GenerateError: rating '2.1..2.2' is impossible: no step of the project's logic is rated between 2.1 and 2.2 (nearest: 2 and 2.3; nothing above 10 is made: only SE's nested chains rate higher, beyond this logic, and random grids all but never need them)
     """
     ratings = sorted({r for r, _ in reachable_ratings()})
     if any(low <= r <= high for r in ratings):
@@ -474,7 +474,8 @@ def check_reachable(low: float, high: float, text: str) -> None:
     raise GenerateError(
         f"rating {text!r} is impossible: no step of the project's logic is rated between "
         f"{low:g} and {high:g} (nearest: {nearest}; nothing above {ratings[-1]:g} is made: "
-        "past that logic cannot finish)"
+        "only SE's nested chains rate higher, beyond this logic, and random grids all but "
+        "never need them)"
     )
 
 

@@ -116,3 +116,44 @@ def test_known_puzzles_get_their_se_band():
     assert len(held) >= 30
     assert np.mean(np.abs(se - mine) <= 0.5 + 1e-9) >= 0.9
     assert np.mean(np.abs(se - mine) < 0.05) >= 0.6  # most exactly SE's
+
+
+def test_se_chains_come_in_se_order():
+    """SAM#4's start: a static forcing chain (7.0 and its length) exists, and the
+    dynamic kinds, when asked, rate at least their own base."""
+    from solver.logic.candidates import Candidates
+    from solver.logic.se_chains import DYNAMIC, PLUS, STATIC, easiest_chain
+
+    p = parse(SAM4)
+    grid = Candidates.from_values(p.geometry, p.values)
+    ratings = [easiest_chain(grid, mode).rating for mode in (STATIC, DYNAMIC, PLUS)]
+    assert 7.0 <= ratings[0] < 8.0 and ratings[1] >= 8.5 and ratings[2] >= 9.0
+    hint = easiest_chain(grid, STATIC)
+    assert hint.placements or hint.eliminations
+
+
+def test_a_puzzle_beyond_the_engines_logic_is_rated_on_se_nested_scale():
+    # published ER 11.0 (forum.enjoysudoku.com t6539 p.225); the logic cannot finish it
+    puzzle = "..3......4...8..36..8...1...4..6..73...9..........2..5..4.7..686........7..6..5.."
+    grade = explain(parse(puzzle)).grade
+    assert grade.level == "guess" and abs(grade.rating - 11.0) <= 0.5
+
+
+@pytest.mark.shared
+def test_hard_se_rated_puzzles_get_their_se_band():
+    """Held-out top1465 puzzles (ER mostly 7 to 9.x), every sixth: SE's chain hierarchy."""
+    table = SHARED / "datasets" / "se" / "ratings-dev.tsv"
+    if not table.is_file():
+        pytest.skip(f"{table} not present (../shared)")
+    import hashlib
+
+    rows = [line.split("\t") for line in table.read_text().splitlines()[1:]]
+    held = [
+        r
+        for r in rows
+        if r[1] == "top1465" and int(hashlib.sha256(r[0].encode()).hexdigest()[:8], 16) % 2
+    ][::6]
+    se = np.array([float(r[2]) for r in held])
+    mine = np.array([explain(parse(r[0])).grade.rating for r in held])
+    assert len(held) >= 10
+    assert np.mean(np.abs(se - mine) <= 0.5 + 1e-9) >= 0.8

@@ -106,7 +106,9 @@ RATINGS: dict[str, float] = {
     **{f"forcing net ({kind})": 9.0 for kind in ("contradiction", "either way", "cell", "unit")},
     "template set": 9.0,  # placed: as a forcing net
     "template delete": 9.0,  # placed: as a forcing net
-    # fitted, n=1: where this engine's logic ends (SE's nested forcing chains, 9.5 to 11.9)
+    # fitted, n=1: where this engine's logic ends (SE's nested forcing chains, 9.5 to 11.9).
+    # Used only for a path rated from its names: with the starting marks, `rate_puzzle`
+    # walks SE's chains instead (solver.logic.se_chains: the nested-chain proxy).
     "guess": 10.5,
 }
 
@@ -176,11 +178,15 @@ def rate_steps(steps) -> float:
 # -- the simplest path ---------------------------------------------------------------------
 #
 # `explain` tries techniques in HoDoKu's order (naked singles before hidden singles, chains
-# before unique rectangles), so its hardest step can be harder than SE's. Below the
-# explain path's rating, `rate_puzzle` walks SE's way: at every state the lowest-rated
-# technique that makes progress. Past REFINED_BELOW (the chains with any kind of link,
-# almost locked sets, forcing chains) the explain path's rating stands: those searches
-# are the dear ones, and their ratings are fitted to SE's on explain's path anyway.
+# before unique rectangles, almost locked sets before forcing chains), so its hardest
+# step can be harder than SE's. `rate_puzzle` walks SE's way instead: at every state the
+# lowest-rated technique that makes progress. Below REFINED_BELOW that is the engine's
+# own finders in SE's order (cheap: all an easy puzzle costs). From there up SE's scale
+# is its hierarchy of chains, so when those finders are stuck the walk takes SE's chains
+# (solver.logic.se_chains: forcing chains 7.0, multiple 8.0, dynamic 8.5, dynamic (+)
+# 9.0, each with its length increment), and where those are stuck too, the nested-chain
+# proxy there (9.5 to 11.9). The explain path's own steps above 7.0 (AICs, almost locked
+# sets, kraken fish, ...) then only decide whether the walk is needed.
 
 REFINED_BELOW = 7.0
 # SE's own tiers within the engine's finders, tried before the finder as a whole: the
@@ -332,11 +338,11 @@ def se_walk(grid, unique: bool) -> float:
 
 
 def rate_puzzle(grid, steps, unique: bool) -> float:
-    """A puzzle's ER from its starting pencil marks and its `explain` path: SE's simplest
-    path below REFINED_BELOW where it finishes there (cheap: the tiers that easy puzzles
-    need), else SE's own walk with its chains (`se_walk`)."""
+    """A puzzle's ER from its starting pencil marks and its `explain` path: when that path
+    stays below REFINED_BELOW, SE's simplest path where it is easier (the finders below
+    the path's rating only: cheap); else SE's own walk with its chains (`se_walk`)."""
     bound = rate_steps(steps)
-    simplest = simplest_rating(grid, unique, min(bound, REFINED_BELOW))
-    if simplest is not None:
-        return min(bound, simplest)
-    return bound if bound < REFINED_BELOW else se_walk(grid, unique)
+    if bound >= REFINED_BELOW:
+        return se_walk(grid, unique)
+    simplest = simplest_rating(grid, unique, bound)
+    return bound if simplest is None else min(bound, simplest)
