@@ -51,7 +51,7 @@ TRIADS = True  # the triad rules beside locked candidates (see `_triad_rules`)
 # A search's scratch, made once per batch (per thread): one board state per search level,
 # the digit words as last checked for hidden singles, the branch cells and their untried
 # candidates, and statistics (search nodes). A namedtuple, which numba compiles as a tuple.
-Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats raw mat")
+Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats raw mat bands")
 
 
 def _peer_masks() -> np.ndarray:
@@ -120,6 +120,7 @@ def _triad_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 FORCED, CROSS, COLUMNS = _triad_tables()
+KEEP_FORCED = KEEP | FORCED[KEEP] << 9  # both at one lookup
 
 
 def _configuration_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -279,10 +280,11 @@ def _triad_rules(raw, mat):
     c1 = c2 = c3 = c4 = 0
     f1 = f2 = f3 = f4 = 0
     for d in range(9):
-        k = KEEP[raw[d]]
+        kf = KEEP_FORCED[raw[d]]
+        k = kf & 0x1FF
         mat[d] = k
         c1, c2, c3, c4 = _count4(k, c1, c2, c3, c4)
-        f1, f2, f3, f4 = _count4(FORCED[k], f1, f2, f3, f4)
+        f1, f2, f3, f4 = _count4(kf >> 9, f1, f2, f3, f4)
     if c3 != 0x1FF or f4:
         return False
     need = c3 & ~c4
@@ -290,14 +292,15 @@ def _triad_rules(raw, mat):
     if need | full:
         for d in range(9):
             k = mat[d]
-            mat[d] = KEEP[k & ~CROSS[k & need] & ~(full & ~FORCED[k])]
+            mat[d] = KEEP[k & ~CROSS[k & need] & ~(full & ~(KEEP_FORCED[k] >> 9))]
     return True
 
 
 @njit(cache=True)
-def _triads(s, o, raw, mat):
+def _triads(s, o, raw, mat, bands):
     """Locked candidates (and triads) in every band, then every stack; -1 on a
-    contradiction, 1 when something was removed, else 0."""
+    contradiction, 1 when something was removed, else 0. `bands` keeps each digit's band
+    matrices as this pass leaves them, for `_branch` to count configurations from."""
     changed = 0
     for b in range(3):
         for d in range(9):
@@ -306,16 +309,21 @@ def _triads(s, o, raw, mat):
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
+            bands[3 * d + b] = mat[d]
             if mat[d] != raw[d]:
                 s[o + 3 * d + b] &= SEGMENTS[mat[d]]
                 changed = 1
+    # each digit's columns per band (9 bits each), then each stack's matrix from them
+    for d in range(9):
+        folded = 0
+        for b in range(3):
+            w = s[o + 3 * d + b]
+            folded |= ((w | w >> 9 | w >> 18) & ROW) << (9 * b)
+        bands[27 + d] = folded
     for j in range(3):
         for d in range(9):
-            m = 0
-            for b in range(3):
-                w = s[o + 3 * d + b]
-                m |= (((w | w >> 9 | w >> 18) >> (3 * j)) & 7) << (3 * b)
-            raw[d] = m
+            x = bands[27 + d] >> (3 * j)
+            raw[d] = (x & 7) | ((x >> 6) & 0x38) | ((x >> 12) & 0x1C0)
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
@@ -335,7 +343,7 @@ def _solved(s, o):
 
 
 @njit(cache=True)
-def _propagate(s, o, seen, raw, mat):
+def _propagate(s, o, seen, raw, mat, bands):
     """Naked and hidden singles until nothing changes, then locked candidates (and triads)
     while they remove anything; False on a contradiction.
 
@@ -366,7 +374,7 @@ def _propagate(s, o, seen, raw, mat):
             continue
         if _solved(s, o):
             return True
-        placed = _triads(s, o, raw, mat)
+        placed = _triads(s, o, raw, mat, bands)
         if placed < 0:
             return False
         if not placed:
@@ -409,7 +417,7 @@ def _branch_cell(s, o):
 
 
 @njit(cache=True)
-def _branch(s, o):
+def _branch(s, o, bands):
     """Where to branch: (cell, its candidates as bits), or (CONFIGURATION + 3 * d + b, the
     configurations digit d may still take in band b as bits); (-1, 0) when every cell is
     placed. The choice tdoku's notes describe: the open band with the fewest
@@ -430,10 +438,7 @@ def _branch(s, o):
             b_n = 7
             b_mask = 0
             for d in range(9):
-                w = s[o + 3 * d + b]
-                mask = WITHIN[
-                    BOXES_OF[w & ROW] | BOXES_OF[(w >> 9) & ROW] << 3 | BOXES_OF[w >> 18] << 6
-                ]
+                mask = WITHIN[bands[3 * d + b]]  # as the last (idle) triad pass left them
                 if mask & (mask - 1):
                     n = popcount(mask)
                     total += n
@@ -488,11 +493,10 @@ def _store(s, o, out, row):
 
 
 @njit(cache=True)
-def _search(puzzles, p, limit, stack, seen, branch_cell, branch_rest, stats, raw, mat, out, keep):
+def _search(puzzles, p, limit, scratch, out, keep):
     """Count solutions of puzzles[p] up to `limit`, storing the first `keep` of them in rows
-    p, p + 1, ... of `out`; the other arrays are a `Scratch` from `_buffers`. (Arrays one
-    by one, and the puzzle by its row number: numba reference-counts an array taken out of
-    a tuple or sliced from another, with an atomic operation each time.)"""
+    p, p + 1, ... of `out`; `scratch` is a `Scratch` of borrowed views (`_borrowed`)."""
+    stack, seen, branch_cell, branch_rest, stats, raw, mat, bands = scratch
     for i in range(27):
         stack[i] = BAND
     stack[27] = 0
@@ -504,13 +508,13 @@ def _search(puzzles, p, limit, stack, seen, branch_cell, branch_rest, stats, raw
             return 0
     for i in range(27):
         seen[i] = -1
-    if not _propagate(stack, 0, seen, raw, mat):
+    if not _propagate(stack, 0, seen, raw, mat, bands):
         return 0
     depth = 0
     count = 0
     while True:
         o = depth * WORDS
-        cell, options = _branch(stack, o)
+        cell, options = _branch(stack, o, bands)
         if cell < 0:
             if count < keep:
                 _store(stack, o, out, p + count)
@@ -544,7 +548,7 @@ def _search(puzzles, p, limit, stack, seen, branch_cell, branch_rest, stats, raw
             stats[0] += 1
             n = level * WORDS
             if _take(stack, n, branch_cell[depth], _bit_index(bit)) and _propagate(
-                stack, n, seen, raw, mat
+                stack, n, seen, raw, mat, bands
             ):
                 depth = level
                 break
@@ -564,6 +568,7 @@ def _buffers():
         np.zeros(2, np.int64),
         np.empty(9, np.int64),
         np.empty(9, np.int64),
+        np.empty(36, np.int64),
     )
 
 
@@ -598,6 +603,7 @@ def _borrowed_buffers(buffers):
         _borrowed(buffers.stats),
         _borrowed(buffers.raw),
         _borrowed(buffers.mat),
+        _borrowed(buffers.bands),
     )
 
 
@@ -605,11 +611,9 @@ def _borrowed_buffers(buffers):
 def _solve_rows(puzzles, start, step, limit, counts, solutions):
     """Puzzles start, start + step, ... : counts capped at `limit`, first solutions."""
     owner = _buffers()
-    stack, seen, branch_cell, branch_rest, stats, raw, mat = _borrowed_buffers(owner)
+    scratch = _borrowed_buffers(owner)
     for i in range(start, puzzles.shape[0], step):
-        counts[i] = _search(
-            puzzles, i, limit, stack, seen, branch_cell, branch_rest, stats, raw, mat, solutions, 1
-        )
+        counts[i] = _search(puzzles, i, limit, scratch, solutions, 1)
     return owner.stats
 
 
@@ -627,10 +631,7 @@ def _parallel(puzzles, limit, counts, solutions, n_workers):
 @njit(cache=True)
 def _count(givens, limit, out):
     owner = _buffers()
-    stack, seen, branch_cell, branch_rest, stats, raw, mat = _borrowed_buffers(owner)
-    return _search(
-        givens, 0, limit, stack, seen, branch_cell, branch_rest, stats, raw, mat, out, out.shape[0]
-    )
+    return _search(givens, 0, limit, _borrowed_buffers(owner), out, out.shape[0])
 
 
 def count_solutions(givens: np.ndarray, limit: int = 2, keep: int = 2) -> tuple[int, np.ndarray]:
