@@ -43,9 +43,11 @@ BAND = (1 << 27) - 1  # every cell of a band
 ROW = 0x1FF  # one row of a band
 BOX = 0x7 | 0x7 << 9 | 0x7 << 18  # the first box of a band: three cells of each of its rows
 CONFIGURATION = 128  # a branch on a digit's configurations in a band (see `_branch`)
+STACK_CONFIGURATION = 256  # the same in a stack
+BRANCH_STACKS = True  # configurations in stacks too
 WORDS = 32  # 9 digits × 3 bands, the placed cells of each band, two spare (256 bytes)
 BRANCH_CONFIGURATIONS = True  # else cells only (see `_branch`)
-LEVELS = 110  # search levels: 81 cells and 27 digit-bands at most
+LEVELS = 140  # search levels: 81 cells, 27 digit-bands and 27 digit-stacks at most
 TRIADS = True  # the triad rules beside locked candidates (see `_triad_rules`)
 
 # A search's scratch, made once per batch (per thread): one board state per search level,
@@ -327,6 +329,7 @@ def _triads(s, o, raw, mat, bands):
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
+            bands[36 + 3 * d + j] = mat[d]
             gone = raw[d] & ~mat[d]
             if gone:
                 for b in range(3):
@@ -350,6 +353,7 @@ def _propagate(s, o, seen, raw, mat, bands):
     `seen` holds each digit's words as they were when its hidden singles were last looked
     for: a digit whose words are unchanged has none to offer, so it is skipped.
     """
+    passes = 0
     while True:
         placed = _naked_singles(s, o)
         if placed < 0:
@@ -369,11 +373,13 @@ def _propagate(s, o, seen, raw, mat, bands):
                 return False
             if found:
                 placed = 1
-                break
         if placed:
             continue
         if _solved(s, o):
             return True
+        if passes == 1:
+            return True
+        passes += 1
         placed = _triads(s, o, raw, mat, bands)
         if placed < 0:
             return False
@@ -428,22 +434,25 @@ def _branch(s, o, bands):
     best = -1
     best_n = 7
     best_mask = 0
+    if _solved(s, o):
+        return -1, 0
     if BRANCH_CONFIGURATIONS:
         band_best = 1000
-        for b in range(3):
-            if s[o + 27 + b] == BAND:
-                continue
+        for t in range(6 if BRANCH_STACKS else 3):
             total = 0
             b_best = -1
             b_n = 7
             b_mask = 0
             for d in range(9):
-                mask = WITHIN[bands[3 * d + b]]  # as the last (idle) triad pass left them
+                # as the last triad pass left them: bands, then stacks
+                m = bands[3 * d + t] if t < 3 else bands[36 + 3 * d + t - 3]
+                mask = WITHIN[m]
                 if mask & (mask - 1):
                     n = popcount(mask)
                     total += n
                     if n < b_n:
-                        b_best, b_n, b_mask = CONFIGURATION + 3 * d + b, n, mask
+                        b_best, b_n, b_mask = 3 * d + t % 3, n, mask
+                        b_best += CONFIGURATION if t < 3 else STACK_CONFIGURATION
             if b_best >= 0 and total < band_best:
                 band_best = total
                 best, best_n, best_mask = b_best, b_n, b_mask
@@ -476,9 +485,18 @@ def _take(s, o, where, k):
     its k-th configuration in a band. False when that empties something."""
     if where < CONFIGURATION:
         return _place(s, o, k, where)
-    i = o + where - CONFIGURATION
-    s[i] &= SEGMENTS[PERMUTATIONS[k]]
-    return s[i] != 0
+    if where < STACK_CONFIGURATION:
+        i = o + where - CONFIGURATION
+        s[i] &= SEGMENTS[PERMUTATIONS[k]]
+        return s[i] != 0
+    d, j = divmod(where - STACK_CONFIGURATION, 3)
+    p = PERMUTATIONS[k]  # entry (band b, column c of the stack)
+    for b in range(3):
+        i = o + 3 * d + b
+        s[i] &= ~(COLUMNS[7 & ~(p >> (3 * b))] << (3 * j))
+        if s[i] == 0:
+            return False
+    return True
 
 
 @njit(cache=True)
@@ -568,7 +586,7 @@ def _buffers():
         np.zeros(2, np.int64),
         np.empty(9, np.int64),
         np.empty(9, np.int64),
-        np.empty(36, np.int64),
+        np.empty(63, np.int64),
     )
 
 
