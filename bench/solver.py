@@ -125,7 +125,7 @@ def reference_run(lines: list[str]):
 
 def cli_cold_start(puzzle: str, repeats: int = 3) -> tuple[float, float]:
     """(best wall seconds, best CPU seconds) of `sudoku-lens grid PUZZLE` in a new process."""
-    exe = REPO / ".venv" / "bin" / "sudoku-lens"
+    exe = Path(sys.executable).parent / "sudoku-lens"  # the venv this runs in (worktrees share one)
     cmd = [str(exe), "grid", puzzle]
     if (
         "--no-grade"

@@ -11,10 +11,16 @@ nine digits × three bands describe the board. Then:
 - a digit's hidden singles in rows and boxes are single-bit tests on shifts of one word,
   and in columns on the three words folded together; only digits whose words changed since
   they were last checked are looked at again;
-- a search level is 30 words to copy, and the branch cell (a cell with two candidates,
-  else the fewest) is found band by band with bit-sliced counters.
+- when singles stall, each band's (and stack's) digits become 3×3 matrices of where each
+  may still go (row × box); locked candidates are one table lookup per matrix, and the
+  triad rules (a minirow holds exactly three digits) bit-sliced counts over the nine;
+- a search level is 32 words to copy; it branches on a digit's configurations in a band or
+  stack (which row of each box it takes: six at most) when one has two left, else on a
+  cell, as tdoku's notes describe; with the triads this brings the guesses per puzzle to
+  tdoku's (hardest11+: 35 a puzzle, first solution).
 
-The same idea as JCZSolve and tdoku's bitboards, written for numba. It answers the same
+The same idea as JCZSolve and tdoku's bitboards, written for numba (our own code: tdoku is
+the yardstick in bench/solver.py). It answers the same
 questions as `solver.fast` (count up to a limit, keep the first solutions) and is used by it
 for every standard 9×9 board (single, batch, parallel and photo); `fast` keeps the generic kernel
 for everything else and for explaining why a puzzle has no solution.
@@ -51,8 +57,10 @@ LEVELS = 140  # search levels: 81 cells, 27 digit-bands and 27 digit-stacks at m
 TRIADS = True  # the triad rules beside locked candidates (see `_triad_rules`)
 
 # A search's scratch, made once per batch (per thread): one board state per search level,
-# the digit words as last checked for hidden singles, the branch cells and their untried
-# candidates, and statistics (search nodes). A namedtuple, which numba compiles as a tuple.
+# the digit words as last checked for hidden singles, the branches and their untried
+# options, statistics (branches tried, guesses), the triad pass's matrices (raw, mat) and
+# the matrices it left per digit-band and digit-stack (bands). A namedtuple, which numba
+# compiles as a tuple; the search gets borrowed views of it (`_borrowed`).
 Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats raw mat bands")
 
 
