@@ -187,6 +187,22 @@ def _place(s, o, d, cell):
 
 
 @njit(cache=True, inline="always")
+def _place_alone(s, o, d, cell):
+    """`_place` for a cell whose only candidate is d: no other digit's word holds it."""
+    b = cell // 27
+    bit = 1 << (cell % 27)
+    i = o + 3 * d
+    if not s[i + b] & bit:
+        return False
+    s[i] &= ~PEERS[cell, 0]
+    s[i + 1] &= ~PEERS[cell, 1]
+    s[i + 2] &= ~PEERS[cell, 2]
+    s[i + b] |= bit
+    s[o + 27 + b] |= bit
+    return True
+
+
+@njit(cache=True, inline="always")
 def _naked_singles(s, o):
     """Place every cell left with one candidate; 1 if any was placed, 0 if none, -1 when a
     cell has no candidate left."""
@@ -210,7 +226,7 @@ def _naked_singles(s, o):
             while mine:
                 bit = mine & -mine
                 mine ^= bit
-                if not _place(s, o, d, 27 * b + _bit_index(bit)):
+                if not _place_alone(s, o, d, 27 * b + _bit_index(bit)):
                     return -1
     return placed
 
