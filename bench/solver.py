@@ -13,6 +13,15 @@ is verified (a valid grid that keeps every given). Methods, all "first solution"
 - dlx batch:     `solver.dlx.solve_batch`, exact cover, one compiled call, one thread
 - reference:     bench/reference.py, a plain-Python bitmask solver (the yardstick)
 
+tdoku beside the project: when `../shared/peers/tdoku` and a C++ compiler are present,
+tdoku's solver (the fastest published, `g++ -O3 -march=native`) is timed in the same run on
+the same files, first solution and limit 2, alternating with `solver.fast.solve_batch`; both
+are timed in CPU seconds (tdoku's puzzles over its process's CPU time) and the ratio
+project/tdoku is printed per set. Every first solution is compared with tdoku's (printed by
+a ten-line driver compiled here that calls tdoku's C entry point) and every count with
+`tdoku_bench FILE count`. `--tdoku` runs only that comparison. Pin the run to one core
+(`taskset -c 1`) on a shared machine.
+
 Slow methods run on a fixed subsample (first N puzzles of the set), said in the table.
 Each figure also appears as a ratio to the reference measured in the same run, since
 absolute speeds drift with the machine and its load. The CLI cold start is the wall time
@@ -24,8 +33,10 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -39,6 +50,7 @@ from solver import dlx, fast  # noqa: E402
 from solver.geometry import for_size  # noqa: E402
 
 SHARED = REPO.parent / "shared" / "puzzles"
+TDOKU = REPO.parent / "shared" / "peers" / "tdoku"
 SETS = (
     ("easy", "kaggle_style10000.txt"),
     ("17-clue", "17clue.txt"),
@@ -113,7 +125,7 @@ def reference_run(lines: list[str]):
 
 def cli_cold_start(puzzle: str, repeats: int = 3) -> tuple[float, float]:
     """(best wall seconds, best CPU seconds) of `sudoku-lens grid PUZZLE` in a new process."""
-    exe = REPO / ".venv" / "bin" / "sudoku-lens"
+    exe = Path(sys.executable).parent / "sudoku-lens"  # the venv this runs in (worktrees share one)
     cmd = [str(exe), "grid", puzzle]
     if (
         "--no-grade"
@@ -132,12 +144,128 @@ def cli_cold_start(puzzle: str, repeats: int = 3) -> tuple[float, float]:
     return min(walls), min(cpus)
 
 
+# ----------------------------------------------------------------------------- beside tdoku
+
+# Ours, not tdoku's: prints each puzzle's first solution through tdoku's C entry point
+# (`-` where it finds none), so every solution can be compared with the project's.
+SOLUTIONS_CC = r"""
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include "include/tdoku.h"
+int main(int argc, char **argv) {
+    std::ifstream in(argv[1]);
+    char solution[82] = {0};
+    size_t guesses = 0;
+    for (std::string line; std::getline(in, line);) {
+        if (line.size() < 81 || line[0] == '#') continue;
+        bool found = TdokuSolverDpllTriadSimd(line.substr(0, 81).c_str(), 1, 0, solution, &guesses);
+        std::puts(found ? solution : "-");
+    }
+}
+"""
+
+
+def build_tdoku() -> tuple[Path, Path] | str:
+    """(timer, solution printer) built into a temporary folder, or why they cannot be."""
+    if not (TDOKU / "build.sh").is_file():
+        return f"{TDOKU} not present"
+    if not shutil.which("g++"):
+        return "no C++ compiler (g++) on PATH"
+    out = Path(tempfile.mkdtemp(prefix="tdoku-"))
+    timer, printer = out / "tdoku_bench", out / "tdoku_solutions"
+    subprocess.run(["sh", str(TDOKU / "build.sh"), str(timer)], check=True, capture_output=True)
+    (out / "solutions.cc").write_text(SOLUTIONS_CC)
+    sources = [str(TDOKU / "src" / f) for f in ("solver_dpll_triad_simd.cc", "util.cc")]
+    subprocess.run(
+        ["g++", "-O2", "-march=native", "-std=c++17", f"-I{TDOKU}", "-o", str(printer)]
+        + [str(out / "solutions.cc")]
+        + sources,
+        check=True,
+        capture_output=True,
+    )
+    return timer, printer
+
+
+def tdoku_rate(timer: Path, path: Path, limit: int, seconds: float) -> float:
+    """tdoku's puzzles per CPU second: its warm-up pass plus its timed runs over the CPU
+    time of its process (the same clock as the project's figure)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    run = subprocess.run(
+        [str(timer), str(path), str(limit), str(seconds)], capture_output=True, text=True
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    # "tdoku 123 p/s 1465 puzzles (227075 solved of 227075 runs, limit 1)"
+    words = run.stdout.split()
+    n, runs = int(words[3]), int(words[8])
+    return (runs + n) / cpu
+
+
+def tdoku_agreement(timer: Path, printer: Path, path: Path, values: np.ndarray) -> str:
+    """Whether the project's first solutions are tdoku's, and its counts to 2 tdoku's."""
+    theirs = subprocess.run([str(printer), str(path)], capture_output=True, text=True, check=True)
+    counted = subprocess.run(
+        [str(timer), str(path), "count"], capture_output=True, text=True, check=True
+    )
+    their_counts = np.array(counted.stdout.split(), np.int32)
+    _, ours = fast.solve_batch(values, limit=1)
+    counts, _ = fast.solve_batch(values, limit=2)
+    ours_text = ["".join(map(str, row)) if row.any() else "-" for row in ours]
+    same = sum(a == b for a, b in zip(ours_text, theirs.stdout.split(), strict=False))
+    same_counts = int((counts == their_counts).sum()) if len(their_counts) == len(counts) else 0
+    n = len(values)
+    flag = "" if same == n and same_counts == n else " **DISAGREE**"
+    return f"solutions {same}/{n}, counts {same_counts}/{n}{flag}"
+
+
+def beside_tdoku(rounds: int, seconds: float) -> None:
+    """The project's `solve_batch` and tdoku in the same run, per set and limit, ratios."""
+    built = build_tdoku()
+    if isinstance(built, str):
+        print(f"tdoku comparison skipped: {built}")
+        return
+    timer, printer = built
+    print(
+        f"# beside tdoku: puzzles/s per CPU second, best of {rounds} alternating rounds "
+        f"(tdoku ~{seconds:g} s a round); load average {os.getloadavg()[0]:.2f}, "
+        f"CPUs allowed {sorted(os.sched_getaffinity(0))}"
+    )
+    print(
+        "| set | tdoku first | project first | ratio | tdoku limit 2 | project limit 2 | ratio "
+        "| agree with tdoku |"
+    )
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    fast.solve_batch(np.zeros((2, 81), np.int8))  # load the compiled kernel
+    for _, name in SETS:
+        path = SHARED / name
+        _, values = load(name)
+        cells = []
+        for limit in (1, 2):
+            theirs, ours = 0.0, 0.0
+            for _ in range(rounds):
+                theirs = max(theirs, tdoku_rate(timer, path, limit, seconds))
+                taken, _ = timed(lambda v=values, k=limit: fast.solve_batch(v, limit=k), 1)
+                ours = max(ours, len(values) / taken)
+            cells += [f"{theirs:,.0f}", f"{ours:,.0f}", f"{ours / theirs:.2f}"]
+        agree = tdoku_agreement(timer, printer, path, values)
+        print(f"| {Path(name).stem} | {' | '.join(cells)} | {agree} |", flush=True)
+    print(f"load average at end: {os.getloadavg()[0]:.2f}")
+    shutil.rmtree(timer.parent, ignore_errors=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="one repeat, smaller subsamples")
+    parser.add_argument("--tdoku", action="store_true", help="only the comparison with tdoku")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds beside tdoku (best kept)")
     args = parser.parse_args()
     if not (SHARED / "17clue.txt").is_file():
         sys.exit(f"skipped: {SHARED} not present (the benchmark sets live in ../shared/puzzles)")
+    beside_tdoku(1 if args.quick else args.rounds, 1.0 if args.quick else 2.0)
+    if args.tdoku:
+        return
+    print()
     repeats = (
         1 if args.quick else 5
     )  # best of 5: the machine is shared, take the least disturbed run

@@ -11,10 +11,16 @@ nine digits × three bands describe the board. Then:
 - a digit's hidden singles in rows and boxes are single-bit tests on shifts of one word,
   and in columns on the three words folded together; only digits whose words changed since
   they were last checked are looked at again;
-- a search level is 30 words to copy, and the branch cell (a cell with two candidates,
-  else the fewest) is found band by band with bit-sliced counters.
+- when singles stall, each band's (and stack's) digits become 3×3 matrices of where each
+  may still go (row × box); locked candidates are one table lookup per matrix, and the
+  triad rules (a minirow holds exactly three digits) bit-sliced counts over the nine;
+- a search level is 32 words to copy; it branches on a digit's configurations in a band or
+  stack (which row of each box it takes: six at most) when one has two left, else on a
+  cell, as tdoku's notes describe; with the triads this brings the guesses per puzzle to
+  tdoku's (hardest11+: 35 a puzzle, first solution).
 
-The same idea as JCZSolve and tdoku's bitboards, written for numba. It answers the same
+The same idea as JCZSolve and tdoku's bitboards, written for numba (our own code: tdoku is
+the yardstick in bench/solver.py). It answers the same
 questions as `solver.fast` (count up to a limit, keep the first solutions) and is used by it
 for every standard 9×9 board (single, batch, parallel and photo); `fast` keeps the generic kernel
 for everything else and for explaining why a puzzle has no solution.
@@ -31,21 +37,31 @@ for everything else and for explaining why a puzzle has no solution.
 from __future__ import annotations
 
 from collections import namedtuple
+from itertools import permutations
 
 import numpy as np
-from numba import njit, prange
+from numba import carray, njit, prange, types
+from numba.extending import intrinsic
 
 from solver.geometry import standard
 
 BAND = (1 << 27) - 1  # every cell of a band
 ROW = 0x1FF  # one row of a band
 BOX = 0x7 | 0x7 << 9 | 0x7 << 18  # the first box of a band: three cells of each of its rows
-WORDS = 30  # 9 digits × 3 bands, then the placed cells of each band
+CONFIGURATION = 128  # a branch on a digit's configurations in a band (see `_branch`)
+STACK_CONFIGURATION = 256  # the same in a stack
+BRANCH_STACKS = True  # configurations in stacks too
+WORDS = 32  # 9 digits × 3 bands, the placed cells of each band, two spare (256 bytes)
+BRANCH_CONFIGURATIONS = True  # else cells only (see `_branch`)
+LEVELS = 140  # search levels: 81 cells, 27 digit-bands and 27 digit-stacks at most
+TRIADS = True  # the triad rules beside locked candidates (see `_triad_rules`)
 
 # A search's scratch, made once per batch (per thread): one board state per search level,
-# the digit words as last checked for hidden singles, the branch cells and their untried
-# candidates, and statistics (search nodes). A namedtuple, which numba compiles as a tuple.
-Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats")
+# the digit words as last checked for hidden singles, the branches and their untried
+# options, statistics (branches tried, guesses), the triad pass's matrices (raw, mat) and
+# the matrices it left per digit-band and digit-stack (bands). A namedtuple, which numba
+# compiles as a tuple; the search gets borrowed views of it (`_borrowed`).
+Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats raw mat bands")
 
 
 def _peer_masks() -> np.ndarray:
@@ -93,6 +109,42 @@ BOXES_OF = np.array([(m & 7 > 0) | (m & 0x38 > 0) << 1 | (m & 0x1C0 > 0) << 2 fo
 COLUMN = 1 | 1 << 9 | 1 << 18  # the first column of a band
 
 
+def _triad_tables() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """FORCED (512,): the entries of a matrix alone in their row (the digit must go there);
+    CROSS (512,): for a set of entries, the other entries of their rows and columns;
+    COLUMNS (8,): a band word's cells of the columns in a 3-bit set."""
+    rows = [0x7 << (3 * i) for i in range(3)]
+    cols = [0x49 << j for j in range(3)]
+    forced = np.zeros(512, np.int64)
+    cross = np.zeros(512, np.int64)
+    for m in range(512):
+        for e in range(9):
+            if m >> e & 1:
+                line = rows[e // 3] | cols[e % 3]
+                if m & rows[e // 3] == 1 << e:
+                    forced[m] |= 1 << e
+                cross[m] |= line
+        cross[m] &= ~m
+    columns = np.array([sum(COLUMN << c for c in range(3) if r >> c & 1) for r in range(8)])
+    return forced, cross, columns
+
+
+FORCED, CROSS, COLUMNS = _triad_tables()
+KEEP_FORCED = KEEP | FORCED[KEEP] << 9  # both at one lookup
+
+
+def _configuration_tables() -> tuple[np.ndarray, np.ndarray]:
+    """A digit takes one row in each box of a band, a different row in each: one of six
+    configurations, each a permutation matrix (row i, box j). PERMUTATIONS (6,): those
+    matrices; WITHIN (512,): which of the six (bit k) a matrix still allows."""
+    perms = np.array([sum(1 << (3 * i + p[i]) for i in range(3)) for p in permutations(range(3))])
+    within = np.array([sum(1 << k for k, q in enumerate(perms) if q & m == q) for m in range(512)])
+    return perms, within
+
+
+PERMUTATIONS, WITHIN = _configuration_tables()
+
+
 @njit(cache=True, inline="always")
 def popcount(m):
     """Bits set in a mask of up to 32 bits, by arithmetic (no table in memory; LLVM turns
@@ -109,24 +161,49 @@ def _bit_index(bit):
     return popcount(bit - 1)
 
 
+# The kernels below read and write one board state as WORDS consecutive int64 of a flat
+# array `s` from offset `o`: `s[o + 3 * d + b]` where digit d may go in band b, then
+# `s[o + 27 + b]` the placed cells of band b. A search level is the next WORDS words. Offsets
+# rather than row views: a view of a numba array is a reference-counted object, and taking
+# one per node and per call cost about 15% of the time in atomic increments.
+
+
 @njit(cache=True, inline="always")
-def _place(s, d, cell):
+def _place(s, o, d, cell):
     """Fix digit d (0-based) in `cell`; False when d is no longer possible there."""
     b = cell // 27
     bit = 1 << (cell % 27)
-    if not s[3 * d + b] & bit:
+    if not s[o + 3 * d + b] & bit:
         return False
     for e in range(9):
-        s[3 * e + b] &= ~bit
-    for k in range(3):
-        s[3 * d + k] &= ~PEERS[cell, k]
-    s[3 * d + b] |= bit
-    s[27 + b] |= bit
+        s[o + 3 * e + b] &= ~bit
+    i = o + 3 * d
+    s[i] &= ~PEERS[cell, 0]
+    s[i + 1] &= ~PEERS[cell, 1]
+    s[i + 2] &= ~PEERS[cell, 2]
+    s[i + b] |= bit
+    s[o + 27 + b] |= bit
     return True
 
 
 @njit(cache=True, inline="always")
-def _naked_singles(s):
+def _place_alone(s, o, d, cell):
+    """`_place` for a cell whose only candidate is d: no other digit's word holds it."""
+    b = cell // 27
+    bit = 1 << (cell % 27)
+    i = o + 3 * d
+    if not s[i + b] & bit:
+        return False
+    s[i] &= ~PEERS[cell, 0]
+    s[i + 1] &= ~PEERS[cell, 1]
+    s[i + 2] &= ~PEERS[cell, 2]
+    s[i + b] |= bit
+    s[o + 27 + b] |= bit
+    return True
+
+
+@njit(cache=True, inline="always")
+def _naked_singles(s, o):
     """Place every cell left with one candidate; 1 if any was placed, 0 if none, -1 when a
     cell has no candidate left."""
     placed = 0
@@ -134,31 +211,34 @@ def _naked_singles(s):
         once = 0
         twice = 0
         for d in range(9):
-            w = s[3 * d + b]
+            w = s[o + 3 * d + b]
             twice |= once & w
             once |= w
         if once != BAND:
             return -1
-        singles = once & ~twice & ~s[27 + b]
-        while singles:
-            bit = singles & -singles
-            singles ^= bit
-            d = 0
-            while d < 9 and not s[3 * d + b] & bit:
-                d += 1
-            if d == 9 or not _place(s, d, 27 * b + _bit_index(bit)):
-                return -1
-            placed = 1
+        singles = once & ~twice & ~s[o + 27 + b]
+        if not singles:
+            continue
+        placed = 1
+        # digit by digit: a single that an earlier one emptied is caught by the next pass
+        for d in range(9):
+            mine = s[o + 3 * d + b] & singles
+            while mine:
+                bit = mine & -mine
+                mine ^= bit
+                if not _place_alone(s, o, d, 27 * b + _bit_index(bit)):
+                    return -1
     return placed
 
 
 @njit(cache=True, inline="always")
-def _hidden_singles(s, d):
+def _hidden_singles(s, o, d):
     """Place digit d where it has one place left in a row, box or column; as
     `_naked_singles`, -1 when some unit has no place left for d."""
     placed = 0
+    i = o + 3 * d
     for b in range(3):
-        w = s[3 * d + b]
+        w = s[i + b]
         found = 0
         for k in range(3):
             row = (w >> (9 * k)) & ROW
@@ -169,111 +249,180 @@ def _hidden_singles(s, d):
                 found |= row << (9 * k)
             if box & (box - 1) == 0:
                 found |= box << (3 * k)
-        found &= ~s[27 + b]
+        found &= ~s[o + 27 + b]
         while found:
             bit = found & -found
             found ^= bit
-            if not _place(s, d, 27 * b + _bit_index(bit)):
+            if not _place(s, o, d, 27 * b + _bit_index(bit)):
                 return -1
             placed = 1
     # columns: fold the nine rows into "seen once" and "seen twice or more" per column
     once = 0
     twice = 0
+    done = 0  # columns where d is placed already
     for b in range(3):
-        w = s[3 * d + b]
+        w = s[i + b]
+        p = w & s[o + 27 + b]
+        done |= p | p >> 9 | p >> 18
         for k in range(3):
             row = (w >> (9 * k)) & ROW
             twice |= once & row
             once |= row
     if once != ROW:
         return -1
-    lone = once & ~twice
+    lone = once & ~twice & ~done
     while lone:
         col = lone & -lone
         lone ^= col
         for b in range(3):
-            w = s[3 * d + b]
+            w = s[i + b]
             for k in range(3):
                 bit = col << (9 * k)
-                if w & bit and not s[27 + b] & bit:
-                    if not _place(s, d, 27 * b + _bit_index(bit)):
+                if w & bit:
+                    if not _place(s, o, d, 27 * b + _bit_index(bit)):
                         return -1
                     placed = 1
     return placed
 
 
 @njit(cache=True, inline="always")
-def _locked(s, d):
-    """Locked candidates for digit d: row ∩ box within each band, column ∩ box within each
-    stack. 1 if that removed anything, else 0."""
+def _count4(k, c1, c2, c3, c4):
+    """Bit-sliced counters over 9-bit matrices: at least one, two, three, four."""
+    return c1 | k, c2 | (c1 & k), c3 | (c2 & k), c4 | (c3 & k)
+
+
+@njit(cache=True)
+def _triad_rules(raw, mat):
+    """A band's (or stack's) nine digit matrices `raw` (entry = minirow, or minicolumn) made
+    consistent: `mat` gets each digit's matrix after locked candidates and, when TRIADS,
+    the triad rules. A minirow holds exactly three digits: where only three can go they all
+    must (each leaves the rest of its row and box), where three must go no other can.
+    False on a contradiction (a minirow with fewer than three digits possible, or four
+    forced)."""
+    if not TRIADS:
+        for d in range(9):
+            mat[d] = KEEP[raw[d]]
+        return True
+    c1 = c2 = c3 = c4 = 0
+    f1 = f2 = f3 = f4 = 0
+    for d in range(9):
+        kf = KEEP_FORCED[raw[d]]
+        k = kf & 0x1FF
+        mat[d] = k
+        c1, c2, c3, c4 = _count4(k, c1, c2, c3, c4)
+        f1, f2, f3, f4 = _count4(kf >> 9, f1, f2, f3, f4)
+    if c3 != 0x1FF or f4:
+        return False
+    need = c3 & ~c4
+    full = f3
+    if need | full:
+        for d in range(9):
+            k = mat[d]
+            mat[d] = KEEP[k & ~CROSS[k & need] & ~(full & ~(KEEP_FORCED[k] >> 9))]
+    return True
+
+
+@njit(cache=True)
+def _triads(s, o, raw, mat, bands):
+    """Locked candidates (and triads) in every band, then every stack; -1 on a
+    contradiction, 1 when something was removed, else 0. `bands` keeps each digit's band
+    matrices as this pass leaves them, for `_branch` to count configurations from."""
     changed = 0
-    folded = 0  # columns where d may go, per band: 9 bits each
     for b in range(3):
-        w = s[3 * d + b]
-        m = BOXES_OF[w & ROW] | BOXES_OF[(w >> 9) & ROW] << 3 | BOXES_OF[w >> 18] << 6
-        kept = w & SEGMENTS[KEEP[m]]
-        if kept != w:
-            s[3 * d + b] = kept
-            changed = 1
-        folded |= ((kept | kept >> 9 | kept >> 18) & ROW) << (9 * b)
+        for d in range(9):
+            w = s[o + 3 * d + b]
+            raw[d] = BOXES_OF[w & ROW] | BOXES_OF[(w >> 9) & ROW] << 3 | BOXES_OF[w >> 18] << 6
+        if not _triad_rules(raw, mat):
+            return -1
+        for d in range(9):
+            bands[3 * d + b] = mat[d]
+            if mat[d] != raw[d]:
+                s[o + 3 * d + b] &= SEGMENTS[mat[d]]
+                changed = 1
+    # each digit's columns per band (9 bits each), then each stack's matrix from them
+    for d in range(9):
+        folded = 0
+        for b in range(3):
+            w = s[o + 3 * d + b]
+            folded |= ((w | w >> 9 | w >> 18) & ROW) << (9 * b)
+        bands[27 + d] = folded
     for j in range(3):
-        m = (folded >> (3 * j)) & BOX  # entry (band, column of the stack)
-        m = (m & 7) | ((m >> 6) & 0x38) | ((m >> 12) & 0x1C0)
-        gone = m & ~KEEP[m]
-        while gone:
-            e = _bit_index(gone & -gone)
-            gone &= gone - 1
-            s[3 * d + e // 3] &= ~(COLUMN << (3 * j + e % 3))
-            changed = 1
+        for d in range(9):
+            x = bands[27 + d] >> (3 * j)
+            raw[d] = (x & 7) | ((x >> 6) & 0x38) | ((x >> 12) & 0x1C0)
+        if not _triad_rules(raw, mat):
+            return -1
+        for d in range(9):
+            bands[36 + 3 * d + j] = mat[d]
+            gone = raw[d] & ~mat[d]
+            if gone:
+                for b in range(3):
+                    r = (gone >> (3 * b)) & 7
+                    if r:
+                        s[o + 3 * d + b] &= ~(COLUMNS[r] << (3 * j))
+                changed = 1
     return changed
 
 
 @njit(cache=True, inline="always")
-def _propagate(s, seen):
-    """Naked and hidden singles until nothing changes; False on a contradiction.
+def _solved(s, o):
+    return s[o + 27] == BAND and s[o + 28] == BAND and s[o + 29] == BAND
+
+
+@njit(cache=True)
+def _propagate(s, o, seen, raw, mat, bands):
+    """Naked and hidden singles until nothing changes, then locked candidates (and triads)
+    while they remove anything; False on a contradiction.
 
     `seen` holds each digit's words as they were when its hidden singles were last looked
     for: a digit whose words are unchanged has none to offer, so it is skipped.
     """
+    passes = 0
     while True:
-        placed = _naked_singles(s)
+        placed = _naked_singles(s, o)
         if placed < 0:
             return False
         if placed:
             continue  # naked singles first: they cost a few word operations per band
         for d in range(9):
-            i = 3 * d
-            if s[i] == seen[i] and s[i + 1] == seen[i + 1] and s[i + 2] == seen[i + 2]:
+            i = o + 3 * d
+            j = 3 * d
+            if s[i] == seen[j] and s[i + 1] == seen[j + 1] and s[i + 2] == seen[j + 2]:
                 continue
-            seen[i] = s[i]
-            seen[i + 1] = s[i + 1]
-            seen[i + 2] = s[i + 2]
-            found = _hidden_singles(s, d)
+            seen[j] = s[i]
+            seen[j + 1] = s[i + 1]
+            seen[j + 2] = s[i + 2]
+            found = _hidden_singles(s, o, d)
             if found < 0:
                 return False
             if found:
                 placed = 1
-                break
         if placed:
             continue
-        for d in range(9):
-            placed |= _locked(s, d)
+        if _solved(s, o):
+            return True
+        if passes == 1:
+            return True
+        passes += 1
+        placed = _triads(s, o, raw, mat, bands)
+        if placed < 0:
+            return False
         if not placed:
             return True
 
 
-@njit(cache=True, inline="always")
-def _branch_cell(s):
+@njit(cache=True)
+def _branch_cell(s, o):
     """An open cell with two candidates, else one with the fewest; -1 when all are placed."""
     for b in range(3):
-        open_ = BAND & ~s[27 + b]
+        open_ = BAND & ~s[o + 27 + b]
         if not open_:
             continue
         once = 0
         twice = 0
         more = 0
         for d in range(9):
-            w = s[3 * d + b]
+            w = s[o + 3 * d + b]
             more |= twice & w
             twice |= once & w
             once |= w
@@ -283,13 +432,13 @@ def _branch_cell(s):
     best = -1
     fewest = 10
     for b in range(3):
-        open_ = BAND & ~s[27 + b]
+        open_ = BAND & ~s[o + 27 + b]
         while open_:
             bit = open_ & -open_
             open_ ^= bit
             n = 0
             for d in range(9):
-                if s[3 * d + b] & bit:
+                if s[o + 3 * d + b] & bit:
                     n += 1
             if n < fewest:
                 fewest = n
@@ -297,66 +446,127 @@ def _branch_cell(s):
     return best
 
 
+@njit(cache=True)
+def _branch(s, o, bands):
+    """Where to branch: (cell, its candidates as bits), or (CONFIGURATION + 3 * d + b, the
+    configurations digit d may still take in band b as bits); (-1, 0) when every cell is
+    placed. The choice tdoku's notes describe: the open band with the fewest
+    configurations left over all its digits, and there the digit with the fewest, when it
+    has two; else a cell with the fewest candidates (two when there is one), or the digit
+    if it has fewer configurations than that cell has candidates. Branching on
+    configurations halved the guesses on the hard sets (with the triad rules)."""
+    best = -1
+    best_n = 7
+    best_mask = 0
+    if _solved(s, o):
+        return -1, 0
+    if BRANCH_CONFIGURATIONS:
+        band_best = 1000
+        for t in range(6 if BRANCH_STACKS else 3):
+            total = 0
+            b_best = -1
+            b_n = 7
+            b_mask = 0
+            for d in range(9):
+                # as the last triad pass left them: bands, then stacks
+                m = bands[3 * d + t] if t < 3 else bands[36 + 3 * d + t - 3]
+                mask = WITHIN[m]
+                if mask & (mask - 1):
+                    n = popcount(mask)
+                    total += n
+                    if n < b_n:
+                        b_best, b_n, b_mask = 3 * d + t % 3, n, mask
+                        b_best += CONFIGURATION if t < 3 else STACK_CONFIGURATION
+            if b_best >= 0 and total < band_best:
+                band_best = total
+                best, best_n, best_mask = b_best, b_n, b_mask
+        if best >= 0 and best_n == 2:
+            return best, best_mask
+    cell = _branch_cell(s, o)
+    if cell < 0:
+        return -1, 0
+    digits = _candidates(s, o, cell)
+    if popcount(digits) <= best_n:
+        return cell, digits
+    return best, best_mask
+
+
 @njit(cache=True, inline="always")
-def _candidates(s, cell):
+def _candidates(s, o, cell):
     """The digits still possible in `cell`, as bits (bit d = digit d + 1)."""
     b = cell // 27
     bit = 1 << (cell % 27)
     digits = 0
     for d in range(9):
-        if s[3 * d + b] & bit:
+        if s[o + 3 * d + b] & bit:
             digits |= 1 << d
     return digits
 
 
 @njit(cache=True, inline="always")
-def _store(s, out):
-    for d in range(9):
-        for b in range(3):
-            w = s[3 * d + b]
-            while w:
-                bit = w & -w
-                w ^= bit
-                out[27 * b + _bit_index(bit)] = d + 1
+def _take(s, o, where, k):
+    """Take option k of a branch (see `_branch`): place digit k in a cell, or give a digit
+    its k-th configuration in a band. False when that empties something."""
+    if where < CONFIGURATION:
+        return _place(s, o, k, where)
+    if where < STACK_CONFIGURATION:
+        i = o + where - CONFIGURATION
+        s[i] &= SEGMENTS[PERMUTATIONS[k]]
+        return s[i] != 0
+    d, j = divmod(where - STACK_CONFIGURATION, 3)
+    p = PERMUTATIONS[k]  # entry (band b, column c of the stack)
+    for b in range(3):
+        i = o + 3 * d + b
+        s[i] &= ~(COLUMNS[7 & ~(p >> (3 * b))] << (3 * j))
+        if s[i] == 0:
+            return False
+    return True
 
 
 @njit(cache=True)
-def _search(givens, limit, buffers, out):
-    """Count solutions up to `limit`, keeping the first `len(out)`; as `fast._search`.
-    `buffers` is a `Scratch` from `_buffers`."""
-    stack, seen, branch_cell, branch_rest, stats = (
-        buffers.stack,
-        buffers.seen,
-        buffers.branch_cell,
-        buffers.branch_rest,
-        buffers.stats,
-    )
-    s = stack[0]
+def _store(s, o, out, row):
+    for d in range(9):
+        for b in range(3):
+            w = s[o + 3 * d + b]
+            while w:
+                bit = w & -w
+                w ^= bit
+                out[row, 27 * b + _bit_index(bit)] = d + 1
+
+
+@njit(cache=True)
+def _search(puzzles, p, limit, scratch, out, keep):
+    """Count solutions of puzzles[p] up to `limit`, storing the first `keep` of them in rows
+    p, p + 1, ... of `out`; `scratch` is a `Scratch` of borrowed views (`_borrowed`)."""
+    stack, seen, branch_cell, branch_rest, stats, raw, mat, bands = scratch
     for i in range(27):
-        s[i] = BAND
-    for b in range(3):
-        s[27 + b] = 0
+        stack[i] = BAND
+    stack[27] = 0
+    stack[28] = 0
+    stack[29] = 0
     for cell in range(81):
-        v = givens[cell]
-        if v > 0 and not _place(s, v - 1, cell):
+        v = puzzles[p, cell]
+        if v > 0 and not _place(stack, 0, v - 1, cell):
             return 0
-    seen[:] = -1
-    if not _propagate(s, seen):
+    for i in range(27):
+        seen[i] = -1
+    if not _propagate(stack, 0, seen, raw, mat, bands):
         return 0
     depth = 0
     count = 0
     while True:
-        cell = _branch_cell(stack[depth])
+        o = depth * WORDS
+        cell, options = _branch(stack, o, bands)
         if cell < 0:
-            if count < out.shape[0]:
-                _store(stack[depth], out[count])
+            if count < keep:
+                _store(stack, o, out, p + count)
             count += 1
             if count >= limit:
                 return count
             depth -= 1
         else:
             branch_cell[depth] = cell
-            branch_rest[depth] = _candidates(stack[depth], cell)
+            branch_rest[depth] = options
         # Try the next candidate at the deepest level that has one left.
         while depth >= 0:
             rest = branch_rest[depth]
@@ -366,17 +576,22 @@ def _search(givens, limit, buffers, out):
             bit = rest & -rest
             rest ^= bit
             branch_rest[depth] = rest
-            seen[:] = stack[depth, :27]
+            o = depth * WORDS
+            for i in range(27):
+                seen[i] = stack[o + i]
             if rest == 0:
                 # Last candidate: this level's state is not needed again, work in place.
-                nxt = stack[depth]
                 level = depth
             else:
-                nxt = stack[depth + 1]
-                nxt[:] = stack[depth]
                 level = depth + 1
+                for i in range(WORDS):
+                    stack[o + WORDS + i] = stack[o + i]
+                stats[1] += 1
             stats[0] += 1
-            if _place(nxt, _bit_index(bit), branch_cell[depth]) and _propagate(nxt, seen):
+            n = level * WORDS
+            if _take(stack, n, branch_cell[depth], _bit_index(bit)) and _propagate(
+                stack, n, seen, raw, mat, bands
+            ):
                 depth = level
                 break
             if level == depth:
@@ -388,39 +603,83 @@ def _search(givens, limit, buffers, out):
 @njit(cache=True)
 def _buffers():
     return Scratch(
-        np.empty((82, WORDS), np.int64),
+        np.empty(LEVELS * WORDS, np.int64),
         np.empty(27, np.int64),
-        np.empty(82, np.int64),
-        np.empty(82, np.int64),
+        np.empty(LEVELS, np.int64),
+        np.empty(LEVELS, np.int64),
         np.zeros(2, np.int64),
+        np.empty(9, np.int64),
+        np.empty(9, np.int64),
+        np.empty(63, np.int64),
+    )
+
+
+@intrinsic
+def _address_as_pointer(typingctx, address):
+    """An int64 pointer from an address (for `_borrowed`)."""
+    pointer = types.CPointer(types.int64)
+
+    def codegen(context, builder, signature, args):
+        return builder.inttoptr(args[0], context.get_value_type(pointer))
+
+    return pointer(address), codegen
+
+
+@njit(cache=True)
+def _borrowed(owner):
+    """`owner`'s memory as an array that numba does not reference-count. Every array an
+    njit function takes is counted on entry and exit, an atomic instruction each: with the
+    search's helpers called per placement and per node, that was a quarter of the time on
+    the hardest set. The caller keeps `owner` alive while the view is in use."""
+    return carray(_address_as_pointer(owner.ctypes.data), owner.shape[0])
+
+
+@njit(cache=True)
+def _borrowed_buffers(buffers):
+    """A `Scratch` of borrowed views (see `_borrowed`) of `buffers`."""
+    return Scratch(
+        _borrowed(buffers.stack),
+        _borrowed(buffers.seen),
+        _borrowed(buffers.branch_cell),
+        _borrowed(buffers.branch_rest),
+        _borrowed(buffers.stats),
+        _borrowed(buffers.raw),
+        _borrowed(buffers.mat),
+        _borrowed(buffers.bands),
     )
 
 
 @njit(cache=True)
+def _solve_rows(puzzles, start, step, limit, counts, solutions):
+    """Puzzles start, start + step, ... : counts capped at `limit`, first solutions."""
+    owner = _buffers()
+    scratch = _borrowed_buffers(owner)
+    for i in range(start, puzzles.shape[0], step):
+        counts[i] = _search(puzzles, i, limit, scratch, solutions, 1)
+    return owner.stats
+
+
+@njit(cache=True)
 def _batch(puzzles, limit, counts, solutions):
-    buffers = _buffers()
-    for i in range(puzzles.shape[0]):
-        counts[i] = _search(puzzles[i], limit, buffers, solutions[i : i + 1])
-    return buffers.stats[0]
+    return _solve_rows(puzzles, 0, 1, limit, counts, solutions)
 
 
 @njit(cache=True, parallel=True)
 def _parallel(puzzles, limit, counts, solutions, n_workers):
     for w in prange(n_workers):
-        buffers = _buffers()
-        for i in range(w, puzzles.shape[0], n_workers):
-            counts[i] = _search(puzzles[i], limit, buffers, solutions[i : i + 1])
+        _solve_rows(puzzles, w, n_workers, limit, counts, solutions)
 
 
 @njit(cache=True)
 def _count(givens, limit, out):
-    return _search(givens, limit, _buffers(), out)
+    owner = _buffers()
+    return _search(givens, 0, limit, _borrowed_buffers(owner), out, out.shape[0])
 
 
 def count_solutions(givens: np.ndarray, limit: int = 2, keep: int = 2) -> tuple[int, np.ndarray]:
     """Solutions of one 9×9 puzzle ((81,) digits, 0 = empty), counted up to `limit`:
     (count, the first `keep` solutions as (k, 81) int8)."""
-    givens = np.ascontiguousarray(givens, dtype=np.int8)
+    givens = np.ascontiguousarray(givens, dtype=np.int8).reshape(1, 81)
     out = np.zeros((max(keep, 1), 81), np.int8)
     count = _count(givens, max(limit, 1), out)
     return int(count), out[: min(count, keep)]
@@ -436,11 +695,14 @@ def solve_batch(puzzles: np.ndarray, *, limit: int = 1) -> tuple[np.ndarray, np.
     return counts, solutions
 
 
-def search_nodes(puzzles: np.ndarray, *, limit: int = 1) -> int:
-    """How many branches the search tried over a batch (for the benchmark's profile)."""
+def search_nodes(puzzles: np.ndarray, *, limit: int = 1) -> tuple[int, int]:
+    """How many branches the search tried over a batch, and at how many of them a
+    candidate was left to try after it (guesses: a state was copied), for the benchmark's
+    profile."""
     puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
     counts = np.zeros(puzzles.shape[0], np.int32)
-    return int(_batch(puzzles, max(limit, 1), counts, np.zeros(puzzles.shape, np.int8)))
+    stats = _batch(puzzles, max(limit, 1), counts, np.zeros(puzzles.shape, np.int8))
+    return int(stats[0]), int(stats[1])
 
 
 def solve_parallel(

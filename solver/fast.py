@@ -678,7 +678,7 @@ def search_nodes(
     True
     """
     if _bands(geometry, generic):
-        return bands.search_nodes(puzzles, limit=limit)
+        return bands.search_nodes(puzzles, limit=limit)[0]
     t = STANDARD_9 if geometry is None else tables_for(geometry)
     puzzles = np.ascontiguousarray(puzzles, dtype=np.int8)
     counts = np.zeros(puzzles.shape[0], np.int32)
