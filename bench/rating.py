@@ -215,8 +215,8 @@ def _line(label: str, chosen, width: int = 22) -> None:
     score = [g[1] for _, g in chosen]
     near = np.mean([abs(a - b) <= 0.5 + 1e-9 for a, b in zip(se, mine, strict=True)])
     equal = np.mean([abs(a - b) < 0.05 for a, b in zip(se, mine, strict=True)])
-    rho = spearman(se, mine) if len(set(se)) > 1 else float("nan")
-    rho_score = spearman(se, score) if len(set(se)) > 1 else float("nan")
+    rho = spearman(se, mine) if len(se) > 2 and len(set(se)) > 1 else float("nan")
+    rho_score = spearman(se, score) if len(se) > 2 and len(set(se)) > 1 else float("nan")
     print(
         f"{label:<{width}} {len(chosen):>4} {rho:>9.3f} {rho_score:>8.3f} {near:>11.1%} {equal:>6.1%}"
     )

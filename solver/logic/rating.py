@@ -189,6 +189,9 @@ def rate_steps(steps) -> float:
 # sets, kraken fish, ...) then only decide whether the walk is needed.
 
 REFINED_BELOW = 7.0
+# SE rates 9x9 boards; on a 16x16 its chains cost seconds a state (13 s for MasterSUDOKU
+# 106 against 0.04 s), so larger boards keep the explain path's rating above 7.0
+SE_WALK_MAX_SIZE = 9
 # SE's own tiers within the engine's finders, tried before the finder as a whole: the
 # hidden single in a box, and SE's "direct" hints (a pointing, claiming or hidden subset
 # that at once leaves a hidden single, which SE counts as the hint's own placement).
@@ -340,9 +343,10 @@ def se_walk(grid, unique: bool) -> float:
 def rate_puzzle(grid, steps, unique: bool) -> float:
     """A puzzle's ER from its starting pencil marks and its `explain` path: when that path
     stays below REFINED_BELOW, SE's simplest path where it is easier (the finders below
-    the path's rating only: cheap); else SE's own walk with its chains (`se_walk`)."""
+    the path's rating only: cheap); else SE's own walk with its chains (`se_walk`), on
+    boards up to SE_WALK_MAX_SIZE (larger ones keep the explain path's rating)."""
     bound = rate_steps(steps)
-    if bound >= REFINED_BELOW:
+    if bound >= REFINED_BELOW and grid.geometry.size <= SE_WALK_MAX_SIZE:
         return se_walk(grid, unique)
-    simplest = simplest_rating(grid, unique, bound)
+    simplest = simplest_rating(grid, unique, min(bound, REFINED_BELOW))
     return bound if simplest is None else min(bound, simplest)
