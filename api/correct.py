@@ -261,6 +261,29 @@ def _default_counter() -> Counter:
 Counter = Callable[[np.ndarray, int], tuple[int, "np.ndarray | None"]]
 
 
+def remembered(count: Counter) -> Counter:
+    """`count` asked at most once per grid and limit: the search, the probing of the
+    winner's single changes and the missed givens' completions reach many grids twice
+    (the reading itself, a winner's single change the search already tried; issue 32).
+
+    >>> calls = []
+    >>> once = remembered(lambda grid, limit: calls.append(limit) or (1, grid))
+    >>> grid = np.zeros(81, np.int8)
+    >>> _ = once(grid, 2), once(grid.copy(), 2), once(grid, 3)
+    >>> calls
+    [2, 3]
+    """
+    answers: dict[tuple[bytes, int], tuple[int, np.ndarray | None]] = {}
+
+    def ask(values: np.ndarray, limit: int) -> tuple[int, np.ndarray | None]:
+        key = (np.ascontiguousarray(values, dtype=np.int8).tobytes(), int(limit))
+        if key not in answers:
+            answers[key] = count(values, limit)
+        return answers[key]
+
+    return ask
+
+
 class Move(NamedTuple):
     """One cell read as another value, and what that costs: minus the log of how much less
     probable the reading becomes (see `change_costs`)."""
@@ -465,7 +488,7 @@ def correct(
     """
     start = time.perf_counter()
     reading = Reading.of(givens, probabilities, ink, paper)
-    fix = _correct(reading, limits, count or _default_counter())
+    fix = _correct(reading, limits, remembered(count or _default_counter()))
     return replace(fix, elapsed_ms=(time.perf_counter() - start) * 1000)
 
 
