@@ -29,6 +29,7 @@ added digit would settle it.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import time
@@ -487,9 +488,33 @@ def correct(
     ('corrected', ['r1c1: read 6 (55%), now 5'])
     """
     start = time.perf_counter()
-    reading = Reading.of(givens, probabilities, ink, paper)
-    fix = _correct(reading, limits, remembered(count or _default_counter()))
+    if count is None:  # the same reading corrected once (issue 32)
+        fix = _correct_once(*map(_as_key, (givens, probabilities, ink, paper)), limits)
+    else:
+        reading = Reading.of(givens, probabilities, ink, paper)
+        fix = _correct(reading, limits, remembered(count))
     return replace(fix, elapsed_ms=(time.perf_counter() - start) * 1000)
+
+
+def _as_key(array) -> tuple | None:
+    """An array as a hashable key: (dtype, shape, bytes)."""
+    if array is None:
+        return None
+    array = np.ascontiguousarray(array)
+    return array.dtype.str, array.shape, array.tobytes()
+
+
+def _of_key(key: tuple | None) -> np.ndarray | None:
+    return None if key is None else np.frombuffer(key[2], np.dtype(key[0])).reshape(key[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _correct_once(givens, probabilities, ink, paper, limits: Limits) -> Correction:
+    """`correct` with the solver's counter, remembered per reading: a reading judged
+    twice (a live camera's steady frames, a check after a solve) asks the solver nothing
+    the second time."""
+    reading = Reading.of(*map(_of_key, (givens, probabilities, ink, paper)))
+    return _correct(reading, limits, remembered(_default_counter()))
 
 
 def _correct(reading: Reading, limits: Limits, count: Counter) -> Correction:

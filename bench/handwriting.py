@@ -366,6 +366,10 @@ def main(argv: list[str] | None = None) -> int:
         "--shipped", action="store_true",
         help="read every photo with the shipped model (IN-SAMPLE: it trained on them)",
     )  # fmt: skip
+    parser.add_argument(
+        "--kinds", type=Path, default=tc.CACHE / "kubiesa-kinds.json",
+        help="Kubiesa's derived kinds (written by api.train_cells)",
+    )  # fmt: skip
     parser.add_argument("--base", default="4b6ad2e", help="commit of today's `correct`")
     parser.add_argument(
         "--write-calibration", action="store_true",
@@ -392,7 +396,7 @@ def main(argv: list[str] | None = None) -> int:
     wicht = tc.wichtounet_photos(SHARED)
     # Kubiesa's printed-vs-written truth, derived once by the training script (its
     # docstring says how), from a model that never saw a Kubiesa photo
-    derived = json.loads((tc.CACHE / "kubiesa-kinds.json").read_text())
+    derived = json.loads(args.kinds.read_text())
     sets = {
         "kubiesa": tc.kubiesa_photos(tc.kubiesa_labels(SHARED), derived),
         "wichtounet/mixed": [p for p in wicht if p.source == "mixed"],

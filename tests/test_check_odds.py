@@ -211,3 +211,26 @@ def test_correct_asks_the_solver_once_per_grid(puzzle):
     fix = correct(read, probs, count=counting)
     assert fix.solved and fix.values[cell] == givens[cell]
     assert len(asked) > 10 and len(asked) == len(set(asked))
+
+
+def test_the_same_reading_is_corrected_once(puzzle, monkeypatch):
+    """Issue 32: a reading corrected a second time asks the solver nothing."""
+    import api.correct as module
+    from solver.fast import count_solutions_81
+
+    givens, _ = puzzle
+    probs = np.full((81, 10), 0.001)
+    probs[np.arange(81), givens] = 0.991
+    probs[0, 0] = 0.9  # a reading no other test corrects
+    asked = []
+
+    def counting(grid, limit):
+        asked.append(1)
+        return count_solutions_81(grid, limit)
+
+    monkeypatch.setattr(module, "_default_counter", lambda: counting)
+    first = correct(givens, probs)
+    calls = len(asked)
+    again = correct(givens.copy(), probs.copy())
+    assert calls > 0 and len(asked) == calls
+    assert again.status == first.status and np.array_equal(again.solution, first.solution)
