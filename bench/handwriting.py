@@ -25,7 +25,8 @@ each issue 37 target beside its figure:
   wrong digit pasted into a right entry's cell of another photo, `pasted`), and true
   doubles (a pasted digit its unit already shows) said as doubles;
 - photos solved right, WRONG solutions, every digit cell (print and hand) read right;
-- `correct` + `recognise` p50 against today's `correct` (--base) on the same readings.
+- `correct` + `recognise` p50 against today's `correct` (--base) on the same readings;
+and beside each figure today's decision (`--base`) on the same readings.
 """
 
 from __future__ import annotations
@@ -177,21 +178,54 @@ class TimedCorrect:
         return fix
 
 
-def old_correct(base: str):
-    """`correct` as it was at commit `base`."""
+def old_module(base: str, name: str):
+    """The module api/`name`.py as it was at commit `base` (today's code, to compare)."""
     import subprocess
 
     text = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{base}:api/correct.py"],
+        ["git", "-C", str(REPO), "show", f"{base}:api/{name}.py"],
         capture_output=True, text=True, check=True,
     ).stdout  # fmt: skip
-    path = Path(tempfile.mkdtemp()) / "old_correct.py"
+    path = Path(tempfile.mkdtemp()) / f"old_{name}.py"
     path.write_text(text)
-    spec = importlib.util.spec_from_file_location("old_correct", path)
+    spec = importlib.util.spec_from_file_location(f"old_{name}", path)
     module = importlib.util.module_from_spec(spec)
-    sys.modules["old_correct"] = module
+    sys.modules[f"old_{name}"] = module
     spec.loader.exec_module(module)
-    return module.correct
+    return module
+
+
+def old_correct(base: str):
+    return old_module(base, "correct").correct
+
+
+class Today:
+    """Today's judging of the entries (`--base`): wrong where read as another digit than
+    the solution's, unless unclear by its two doubt rules."""
+
+    def __init__(self, base: str):
+        self.entries = old_module(base, "entries")
+
+    def verdicts(self, reading, result, kinds=None) -> tuple[set[int], set[int], np.ndarray]:
+        """(called wrong, unclear) cells of today's decision on the same reading, and the
+        entries as it read them."""
+        if not result.solved or reading.kinds is None:
+            return set(), set(), np.zeros(81, np.int8)
+        values = np.array([int(c) for c in result.givens], np.int8)
+        solution = np.array([int(c) for c in result.solution], np.int8)
+        cells = reading.cells
+        blobs, pen = cells.ink, cells.blobs & ~cells.ink
+        kinds = reading.kinds if kinds is None else kinds
+        marks = self.entries.hand_marks(kinds, values, blobs, pen=pen)
+        unclear = set(self.entries.unclear_entries(marks, solution))
+        wrong = {m.cell for m in self.entries.find_mistakes(marks.entries, solution)}
+        return wrong - unclear, unclear, marks.entries
+
+    def call(self, digits: np.ndarray, read: int, right: int) -> str:
+        """Today's verdict on one entry read as `read` where `right` belongs."""
+        if read == right:
+            return "unclear" if self.entries.doubted_right(digits, read) else "right"
+        return "unclear" if digits[right - 1] >= 0.05 * digits[read - 1] else "wrong"
 
 
 def judge(r: Read, rates: Path, kinds=None, contrast=None):
@@ -204,8 +238,9 @@ def judge(r: Read, rates: Path, kinds=None, contrast=None):
     return pipeline.judge_reading(reading, dict(r.reading.timings), mode="check")
 
 
-def score(r: Read, result, stats: Counter) -> None:
-    """The photo's counts: solved, digit cells, entries right called wrong or unclear."""
+def score(r: Read, result, stats: Counter, today: Today) -> None:
+    """The photo's counts: solved, digit cells, entries right called wrong or unclear
+    (and by today's decision, `today_...`)."""
     stats["photos"] += 1
     if r.solution is None:
         stats["no_truth_solution"] += 1
@@ -233,9 +268,16 @@ def score(r: Read, result, stats: Counter) -> None:
     stats["right_called_wrong"] += int((right & flagged).sum())
     stats["photos_with_false_wrong"] += int((right & flagged).any())
     stats["right_unclear"] += int((right & unclear).sum())
+    wrong_then, unclear_then, entries_then = today.verdicts(r.reading, result)
+    digit_then = np.where(givens > 0, givens, entries_then)
+    stats["today_digit_cells_right"] += int((digit_then[cells] == r.digit[cells]).sum())
+    was_wrong = right & np.isin(np.arange(81), list(wrong_then))
+    stats["today_right_called_wrong"] += int(was_wrong.sum())
+    stats["today_photos_with_false_wrong"] += int(was_wrong.any())
+    stats["today_right_unclear"] += int((right & np.isin(np.arange(81), list(unclear_then))).sum())
 
 
-def simulated(r: Read, result, rates: HandRates, stats: Counter) -> None:
+def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -> None:
     """Each right entry read as an entry, as if the solution were each other digit in
     turn: the person then wrote a wrong digit, which the check must not call right. The
     digits seen around it are the paper's, less the supposed solution's digit (a solution
@@ -260,6 +302,8 @@ def simulated(r: Read, result, rates: HandRates, stats: Counter) -> None:
             said = call(entry_posterior(likelihood[i], other, around), other)
             stats["sim_wrong"] += 1
             stats[f"sim_wrong_{said}"] += 1
+            read = int(np.argmax(marks.digits[cell])) + 1
+            stats[f"today_sim_wrong_{today.call(marks.digits[cell], read, other)}"] += 1
 
 
 def donors_of(reads: list[Read]) -> list[tuple[Read, int]]:
@@ -272,7 +316,9 @@ def donors_of(reads: list[Read]) -> list[tuple[Read, int]]:
     ]
 
 
-def pasted(r: Read, result, donors, rates: Path, rng, stats: Counter, double: bool) -> None:
+def pasted(
+    r: Read, result, donors, rates: Path, rng, stats: Counter, double: bool, today: Today
+) -> None:
     """Real wrong entries: into up to 4 right entries of this photo (no two sharing a
     unit) the reading of another photo's real hand crop of a wrong digit is pasted (its
     kinds and its contrast, scaled by the two photos' print), and the photo judged again.
@@ -310,8 +356,12 @@ def pasted(r: Read, result, donors, rates: Path, rng, stats: Counter, double: bo
         return
     again = judge(r, rates, kinds, contrast)
     key = "double" if double else "pasted"
+    wrong_then, unclear_then, _ = today.verdicts(r.reading, again, kinds)
     for cell, _digit in chosen:
         stats[f"{key}"] += 1
+        if again.solved:
+            then = "wrong" if cell in wrong_then else "unclear" if cell in unclear_then else "right"
+            stats[f"today_{key}_{then}"] += 1
         if not again.solved:
             stats[f"{key}_unsolved"] += 1
             continue
@@ -414,6 +464,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     files = {name: rates_file(rates[name]) for name in SETS}
     timed = TimedCorrect(args.base)
+    today = Today(args.base)
     pipeline.correct = timed
     stats = {name: Counter() for name in SETS}
     recognise = []
@@ -427,15 +478,15 @@ def main(argv: list[str] | None = None) -> int:
             continue
         result = judge(r, files[r.name])
         recognise.append(r.reading.timings.get("recognise", 0.0))
-        score(r, result, s)
+        score(r, result, s, today)
         if (
             result.solved
             and r.solution is not None
             and result.solution == "".join(map(str, r.solution))
         ):
-            simulated(r, result, rates[r.name], s)
-            pasted(r, result, donors[r.name], files[r.name], rng, s, double=False)
-            pasted(r, result, donors[r.name], files[r.name], rng, s, double=True)
+            simulated(r, result, rates[r.name], s, today)
+            for double in (False, True):
+                pasted(r, result, donors[r.name], files[r.name], rng, s, double, today)
     pipeline.correct = timed.now
     os.environ.pop("SUDOKU_LENS_HAND_RATES", None)
     print_table(stats, rates, timed, recognise, args)
@@ -474,25 +525,27 @@ def print_table(stats, rates, timed, recognise, args) -> None:
             for ink, r in rates[name].inks.items()
         )
         print(f"{name}: judged with misread rates fitted on {rates[name].fitted_on}: {fitted}")
-    print(f"{'measure':62} {'target':>10}  measured")
+    print(f"{'measure':58} {'target':>8}  {'measured':22}  today ({args.base})")
     rows = []
     for name, s in [*stats.items(), ("all", total)]:
+        sims = s["sim_wrong"]
         rows += [
-            (f"{name}: right entries called wrong", "<= 0.1%", pct(s["right_called_wrong"], s["entries"])),
-            (f"{name}: photos with a right entry called wrong", "<= 2%", pct(s["photos_with_false_wrong"], s["solved_right"])),
-            (f"{name}: entries called unclear", "<= 1.5%", pct(s["right_unclear"], s["entries"])),
-            (f"{name}: simulated wrong entries called right", "0", pct(s["sim_wrong_right"], s["sim_wrong"])),
-            (f"{name}: simulated wrong entries called wrong", ">= 95%", pct(s["sim_wrong_wrong"], s["sim_wrong"])),
-            (f"{name}: real wrong entries (pasted) called right", "0", pct(s["pasted_right"], s["pasted"])),
-            (f"{name}: real wrong entries (pasted) called wrong", ">= 95%", pct(s["pasted_wrong"], s["pasted"])),
-            (f"{name}: pasted doubles called right", "0", pct(s["double_right"], s["double"])),
-            (f"{name}: pasted doubles called wrong (said as doubles)", "", f"{pct(s['double_wrong'], s['double'])}, {s['double_said_double']} as doubles"),
-            (f"{name}: solved right", ">= 98%", pct(s["solved_right"], s["photos"])),
-            (f"{name}: WRONG solutions", "0", str(s["WRONG"])),
-            (f"{name}: digit cells read right (print and hand)", ">= 99.3%", pct(s["digit_cells_right"], s["digit_cells"])),
+            (f"{name}: right entries called wrong", "<= 0.1%", pct(s["right_called_wrong"], s["entries"]), pct(s["today_right_called_wrong"], s["entries"])),
+            (f"{name}: photos with a right entry called wrong", "<= 2%", pct(s["photos_with_false_wrong"], s["solved_right"]), pct(s["today_photos_with_false_wrong"], s["solved_right"])),
+            (f"{name}: entries called unclear", "<= 1.5%", pct(s["right_unclear"], s["entries"]), pct(s["today_right_unclear"], s["entries"])),
+            (f"{name}: simulated wrong entries called right", "0", pct(s["sim_wrong_right"], sims), pct(s["today_sim_wrong_right"], sims)),
+            (f"{name}: simulated wrong entries called wrong", ">= 95%", pct(s["sim_wrong_wrong"], sims), pct(s["today_sim_wrong_wrong"], sims)),
+            (f"{name}: real wrong entries (pasted) called right", "0", pct(s["pasted_right"], s["pasted"]), pct(s["today_pasted_right"], s["pasted"])),
+            (f"{name}: real wrong entries (pasted) called wrong", ">= 95%", pct(s["pasted_wrong"], s["pasted"]), pct(s["today_pasted_wrong"], s["pasted"])),
+            (f"{name}: pasted doubles called right", "0", pct(s["double_right"], s["double"]), pct(s["today_double_right"], s["double"])),
+            (f"{name}: pasted doubles called wrong", "", pct(s["double_wrong"], s["double"]), pct(s["today_double_wrong"], s["double"])),
+            (f"{name}: ... of them said as doubles", "", pct(s["double_said_double"], s["double_wrong"]), "n/a (never said)"),
+            (f"{name}: solved right", ">= 98%", pct(s["solved_right"], s["photos"]), ""),
+            (f"{name}: WRONG solutions", "0", str(s["WRONG"]), ""),
+            (f"{name}: digit cells read right (print and hand)", ">= 99.3%", pct(s["digit_cells_right"], s["digit_cells"]), pct(s["today_digit_cells_right"], s["digit_cells"])),
         ]  # fmt: skip
-    for name, target, value in rows:
-        print(f"{name:62} {target:>10}  {value}")
+    for name, target, value, then in rows:
+        print(f"{name:58} {target:>8}  {value:22}  {then}")
     now, today = timed.ms["now"], timed.ms["today"]
     if now and len(recognise):
         rec = statistics.median(recognise)
