@@ -209,10 +209,12 @@ class HandRates:
         """(N, 9) probabilities of 1-9 written, from the hand model's (N, 9) readings and
         each reading's ink (a name of `INKS`; an unknown ink is read as pen)."""
         digits = np.asarray(digits, np.float64).reshape(-1, 9)
+        inks = np.asarray(inks).reshape(-1)
         out = np.empty_like(digits)
-        for i, ink in enumerate(np.asarray(inks).reshape(-1)):
+        for ink in set(inks.tolist()):
             rates = self.inks.get(str(ink)) or self.inks.get("pen") or InkRates()
-            out[i] = _floored(digits[i : i + 1], rates.temperature, rates.floor)[0]
+            mine = inks == ink
+            out[mine] = _floored(digits[mine], rates.temperature, rates.floor)
         return out
 
 
