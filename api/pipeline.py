@@ -82,7 +82,7 @@ class PhotoResult:
     mode: str = "solve"
     marks: HandMarks | None = None
     mistakes: tuple[Mistake, ...] = ()
-    # entries whose reading cannot say whether they are right (`unclear_entries`)
+    # entries whose reading cannot say whether they are right (`judge_entries`)
     unclear: tuple[Mistake, ...] = ()
     hint: object | None = None  # a solver.logic Step (hint mode)
     # several solutions: (cell, digits) where one added digit makes the puzzle unique

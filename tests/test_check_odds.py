@@ -92,7 +92,7 @@ def test_a_clash_is_resolved_by_the_second_choice(puzzle):
     cell = int(np.flatnonzero(givens == 0)[0])
     shown = printed_peer_digit(givens, solution, cell)
     right = int(solution[cell])
-    result = checked(givens, {cell: {shown: 0.85, right: 0.15}})
+    result = checked(givens, {cell: {shown: 0.7, right: 0.3}})
     assert result.status == "solved"
     assert result.mistakes == () and result.unclear == ()
     assert result.marks.entries[cell] == right
@@ -106,7 +106,7 @@ def test_a_clash_between_two_entries_re_reads_the_doubtful_one(puzzle):
     sure, doubtful = empties_of_a_row(givens, solution)
     digit = int(solution[sure])
     right = int(solution[doubtful])
-    result = checked(givens, {sure: {digit: 1.0}, doubtful: {digit: 0.8, right: 0.2}})
+    result = checked(givens, {sure: {digit: 1.0}, doubtful: {digit: 0.7, right: 0.3}})
     assert result.mistakes == () and result.unclear == ()
     assert result.marks.entries[sure] == digit and result.marks.entries[doubtful] == right
 
