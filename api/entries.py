@@ -285,9 +285,11 @@ def judge_entries(marks: HandMarks, values: np.ndarray, solution: np.ndarray, ra
     >>> values = np.zeros(81, int); values[1] = 2         # a printed 2 at r1c2
     >>> entries = np.zeros(81, int); entries[[2, 3]] = 2, 7   # r1c3 read 2, r1c4 read 7
     >>> digits = np.full((81, 9), 1e-5)
-    >>> digits[2, 1], digits[2, 2] = 0.9, 0.1            # a 3 over an erased 2?
+    >>> digits[2, 1], digits[2, 2] = 0.8, 0.2            # a 3 over an erased 2?
     >>> digits[3, 6] = 1.0                                # a sure 7 where 4 belongs
-    >>> judged = judge_entries(HandMarks(entries, "." * 81, (), digits), values, solution)
+    >>> from vision.calibration import HandRates          # readings taken as they are
+    >>> marks = HandMarks(entries, "." * 81, (), digits)
+    >>> judged = judge_entries(marks, values, solution, HandRates())
     >>> [str(m) for m in judged.mistakes], int(judged.marks.entries[2])
     (['r1c4: written 7, should be 4'], 3)
     """
@@ -326,7 +328,7 @@ def judge_entries(marks: HandMarks, values: np.ndarray, solution: np.ndarray, ra
 def call(post: np.ndarray, right: int) -> str:
     """ "right", "wrong" or "unclear": an entry's verdict from its (9,) `entry_posterior`.
 
-    >>> call(np.array([0.999] + [0.001 / 8] * 8), 1), call(np.array([0.01, 0.99] + [0] * 7), 1)
+    >>> call(np.array([0.9995] + [0.0005 / 8] * 8), 1), call(np.array([0.01, 0.99] + [0] * 7), 1)
     ('right', 'wrong')
     """
     p_right = float(post[right - 1])
