@@ -242,6 +242,7 @@ def score(r: Read, result, stats: Counter, today: Today) -> None:
     """The photo's counts: solved, digit cells, entries right called wrong or unclear
     (and by today's decision, `today_...`)."""
     stats["photos"] += 1
+    reading_of_cells(r, result, stats)
     if r.solution is None:
         stats["no_truth_solution"] += 1
         return
@@ -275,6 +276,22 @@ def score(r: Read, result, stats: Counter, today: Today) -> None:
     stats["today_right_called_wrong"] += int(was_wrong.sum())
     stats["today_photos_with_false_wrong"] += int(was_wrong.any())
     stats["today_right_unclear"] += int((right & np.isin(np.arange(81), list(unclear_then))).sum())
+
+
+def reading_of_cells(r: Read, result, stats: Counter) -> None:
+    """The reader's rows of the bench before issue 37: every cell's digit (or candidates)
+    and, in digit cells, its kind (printed or written), and photos with every cell right."""
+    if result.givens is None or result.marks is None:
+        return
+    givens = np.array([int(c) for c in result.givens])
+    kinds = np.array(list(result.marks.kinds))
+    digit = np.where(kinds == "c", 10, np.where(givens > 0, givens, result.marks.entries))
+    cells = (r.digit >= 1) & (r.digit <= 9)
+    stats["cells"] += 81
+    stats["cells_right"] += int((digit == r.digit).sum())
+    stats["kind_cells"] += int(cells.sum())
+    stats["kind_right"] += int((kinds[cells] == r.kind[cells]).sum())
+    stats["all_right"] += int((digit == r.digit).all() and (kinds == r.kind).all())
 
 
 def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -> None:
@@ -547,6 +564,12 @@ def print_table(stats, rates, timed, recognise, args) -> None:
             (f"{name}: WRONG solutions", "0", str(s["WRONG"]), ""),
             (f"{name}: digit cells read right (print and hand)", ">= 99.3%", pct(s["digit_cells_right"], s["digit_cells"]), pct(s["today_digit_cells_right"], s["digit_cells"])),
         ]  # fmt: skip
+    k, m = stats["kubiesa"], stats["wichtounet/mixed"]
+    rows += [
+        ("kubiesa: cells right (digit or candidates)", ">= 99%", pct(k["cells_right"], k["cells"]), ""),
+        ("kubiesa: printed vs written right (digit cells)", ">= 99%", pct(k["kind_right"], k["kind_cells"]), ""),
+        ("mixed: photos with every cell right (digit and kind)", ">= 95%", pct(m["all_right"], m["photos"]), ""),
+    ]  # fmt: skip
     for name, target, value, then in rows:
         print(f"{name:58} {target:>8}  {value:22}  {then}")
     now, today = timed.ms["now"], timed.ms["today"]
