@@ -29,6 +29,7 @@ added digit would settle it.
 
 from __future__ import annotations
 
+import functools
 import heapq
 import math
 import time
@@ -261,6 +262,30 @@ def _default_counter() -> Counter:
 Counter = Callable[[np.ndarray, int], tuple[int, "np.ndarray | None"]]
 
 
+def remembered(count: Counter) -> Counter:
+    """`count` asked at most once per grid and limit: the search, the probing of the
+    winner's single changes and the missed givens' completions reach many grids twice
+    (the reading itself, a winner's single change the search already tried; issue 32).
+
+    >>> calls = []
+    >>> once = remembered(lambda grid, limit: calls.append(limit) or (1, grid))
+    >>> grid = np.zeros(81, np.int8)
+    >>> _ = once(grid, 2), once(grid.copy(), 2), once(grid, 3)
+    >>> calls
+    [2, 3]
+    """
+    answers: dict[bytes, tuple[int, np.ndarray | None]] = {}
+
+    def ask(values: np.ndarray, limit: int) -> tuple[int, np.ndarray | None]:
+        key = values.tobytes() + bytes((limit,))  # the grids here are all int8
+        answer = answers.get(key)
+        if answer is None:
+            answer = answers[key] = count(values, limit)
+        return answer
+
+    return ask
+
+
 class Move(NamedTuple):
     """One cell read as another value, and what that costs: minus the log of how much less
     probable the reading becomes (see `change_costs`)."""
@@ -464,9 +489,33 @@ def correct(
     ('corrected', ['r1c1: read 6 (55%), now 5'])
     """
     start = time.perf_counter()
-    reading = Reading.of(givens, probabilities, ink, paper)
-    fix = _correct(reading, limits, count or _default_counter())
+    if count is None:  # the same reading corrected once (issue 32)
+        fix = _correct_once(*map(_as_key, (givens, probabilities, ink, paper)), limits)
+    else:
+        reading = Reading.of(givens, probabilities, ink, paper)
+        fix = _correct(reading, limits, remembered(count))
     return replace(fix, elapsed_ms=(time.perf_counter() - start) * 1000)
+
+
+def _as_key(array) -> tuple | None:
+    """An array as a hashable key: (dtype, shape, bytes)."""
+    if array is None:
+        return None
+    array = np.ascontiguousarray(array)
+    return array.dtype.str, array.shape, array.tobytes()
+
+
+def _of_key(key: tuple | None) -> np.ndarray | None:
+    return None if key is None else np.frombuffer(key[2], np.dtype(key[0])).reshape(key[1])
+
+
+@functools.lru_cache(maxsize=64)
+def _correct_once(givens, probabilities, ink, paper, limits: Limits) -> Correction:
+    """`correct` with the solver's counter, remembered per reading: a reading judged
+    twice (a live camera's steady frames, a check after a solve) asks the solver nothing
+    the second time."""
+    reading = Reading.of(*map(_of_key, (givens, probabilities, ink, paper)))
+    return _correct(reading, limits, remembered(_default_counter()))
 
 
 def _correct(reading: Reading, limits: Limits, count: Counter) -> Correction:

@@ -15,7 +15,7 @@ mistake.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -24,17 +24,32 @@ from api.correct import cell_name
 
 @dataclass(frozen=True)
 class Mistake:
-    """A hand-written entry that disagrees with the solution."""
+    """A hand-written entry that disagrees with the solution, or that cannot be judged.
+
+    `reason` says why it was flagged: "odds" (the reading is sure enough that the person,
+    not the reader, is far likelier to have erred), "clash" (the same digit also stands
+    in `partner`, a peer: the paper itself breaks the rules) or "unclear" (the reading
+    cannot say; `alternatives` are the digits it may be, likeliest first). `odds` is how
+    many times likelier a wrong entry is than a misread one (`judge_entries`).
+    """
 
     cell: int
     written: int
     right: int
+    reason: str = "odds"
+    partner: int = -1
+    alternatives: tuple[int, ...] = ()
+    odds: float = 0.0
 
     @property
     def name(self) -> str:
         return cell_name(self.cell)
 
     def __str__(self) -> str:
+        if self.reason == "clash" and self.partner >= 0:
+            return f"{self.name} and {cell_name(self.partner)} both hold {self.written}"
+        if self.reason == "unclear" and self.alternatives:
+            return f"{self.name}: {' or '.join(map(str, self.alternatives))}?"
         return f"{self.name}: written {self.written}, should be {self.right}"
 
 
@@ -52,12 +67,16 @@ class HandMarks:
         The cells holding pencil candidates.
     digits : (81, 9) float, optional
         How likely each digit 1-9 is as what was written (each row sums to 1).
+    inks : (81,) str, optional
+        The kind of ink of each entry (`vision.calibration.INKS`: pen, or pencil where
+        its mark is faint beside the print), which its misread rate depends on.
     """
 
     entries: np.ndarray
     kinds: str
     candidates: tuple[int, ...]
     digits: np.ndarray | None = None
+    inks: np.ndarray | None = None
 
 
 def hand_marks(
@@ -67,6 +86,7 @@ def hand_marks(
     faint: float = 0.9,
     pen: np.ndarray | None = None,
     pen_faint: float = 0.7,
+    contrast: np.ndarray | None = None,
 ) -> HandMarks:
     """Read the user's marks from the cell model's probabilities, given the printed digits
     the puzzle was solved from (after any correction).
@@ -90,6 +110,9 @@ def hand_marks(
         (in-sample for the shipped cell model) 23 of the 31 hand digits found so reached
         0.7, and of the 12 blobs of colour noise in printed-only photos none did as
         written (one reached 0.62; one reached 0.83 as candidates).
+    contrast : (81,) float, optional
+        How dark each cell's blob is against its paper (`Cells.contrast`): an entry below
+        `PENCIL` of the print's median is pencil (`ink_kinds`).
 
     Returns
     -------
@@ -116,7 +139,28 @@ def hand_marks(
     entries = np.where(written, kinds[:, 10:19].argmax(axis=1) + 1, 0).astype(np.int8)
     candidates = tuple(int(i) for i in np.flatnonzero(letters == "c"))
     digits = kinds[:, 10:19] / np.maximum(kinds[:, 10:19].sum(axis=1, keepdims=True), 1e-12)
-    return HandMarks(entries, "".join(letters), candidates, digits)
+    inks = None if contrast is None else ink_kinds(contrast, givens)
+    return HandMarks(entries, "".join(letters), candidates, digits, inks)
+
+
+# An entry's blob darker than this share of the printed digits' median contrast is pen,
+# fainter pencil (`ink_kinds`).
+PENCIL = 0.6
+
+
+def ink_kinds(contrast: np.ndarray, givens: np.ndarray) -> np.ndarray:
+    """(81,) "pen" or "pencil" for each cell: pencil where its blob is fainter than
+    `PENCIL` of the printed digits' median contrast (pen where no print was read).
+
+    >>> ink_kinds(np.array([0.5, 0.45, 0.1]), np.array([3, 0, 0])).tolist()
+    ['pen', 'pen', 'pencil']
+    """
+    contrast = np.asarray(contrast, np.float64).reshape(-1)
+    printed = contrast[np.asarray(givens).reshape(-1) > 0]
+    if not len(printed) or np.median(printed) <= 0:
+        return np.full(len(contrast), "pen")
+    faint = contrast < PENCIL * np.median(printed)
+    return np.where(faint, "pencil", "pen")
 
 
 def find_mistakes(entries: np.ndarray, solution: np.ndarray) -> tuple[Mistake, ...]:
@@ -145,61 +189,185 @@ def find_mistakes(entries: np.ndarray, solution: np.ndarray) -> tuple[Mistake, .
     return tuple(Mistake(int(i), int(entries[i]), int(solution[i])) for i in wrong)
 
 
-# An entry read as the right digit is called right only when no other digit keeps this much
-# of the read digit's probability (`unclear_entries`). Over the four folds' held-out
-# readings of bench/handwriting.py (8,389 right entries, each also taken as a wrong one
-# against every other digit), a wrong entry read as the right digit was called right 57
-# times in 67,112 with no such doubt, 8 with 0.1 (2.7% of right entries then unclear),
-# 6 with 0.05 (4.7%), 19 with 0.2 (1.4%). Again with the hand model reading three sizes
-# and 8,203 right entries (stop 29): 10 of 65,512 with 0.1 (3.3% unclear), 5 with 0.05
-# (5.4%), 4 with 0.03 (7.5%); Kubiesa's real pens none of 4,384 with any of them (5.5%,
-# 9.3%, 12.7% of its right entries unclear). What is left are misreads the hand model is
-# sure of, which no such threshold catches at a price a user would bear.
-RIGHT_DOUBT = 0.1
+# How an entry is judged (`judge_entries`). A person's slip: the share of entries that are a
+# wrong digit before anything is read (a prior; the labelled photos hold no wrong entries to
+# measure it on). A slip that repeats a digit already visible in the cell's row, column or
+# box is DOUBLE times as likely as one that does not: people look at the units they fill
+# in, while a reader's misread lands on any digit.
+SLIP = 0.02
+DOUBLE = 0.05
+# An entry is called wrong only when a wrong digit written is WRONG_ODDS times likelier
+# than the right digit misread, and right only when the right digit is at least
+# 1 - RIGHT_MISS probable; in between it is unclear and names the digits with at least
+# ALTERNATIVE of the probability. RIGHT_MISS was 0.002 until fold 0's held-out figures
+# (bench/handwriting.py --split 0; so in-sample for this one choice): 0.002 passed 9 of
+# 18,120 simulated wrong entries as right with 0.97% of right entries unclear, 0.001 5 with
+# 1.28%, 0.0005 5 with 1.81%, 0.00025 5 with 2.21% (the 5: misreads the reader is sure of).
+WRONG_ODDS = 20.0
+RIGHT_MISS = 0.001
+ALTERNATIVE = 0.05
 
 
-def doubted_right(digits: np.ndarray, read: int) -> bool:
-    """Whether a reading of a hand's digit, (9,) probabilities of 1-9, read as `read`,
-    gives another digit at least `RIGHT_DOUBT` of the read one's probability.
+@dataclass(frozen=True)
+class Judged:
+    """What the entries came to: the marks as re-read under the rules (an entry misread
+    as a digit its unit already shows, and more likely the right digit, is re-read so),
+    the entries called wrong, and those the reading cannot tell (`Mistake.reason`)."""
 
-    >>> doubted_right(np.array([0.85, 0.1, 0, 0, 0, 0, 0.05, 0, 0]), 1)  # a 2 at 12%
-    True
+    marks: HandMarks
+    mistakes: tuple[Mistake, ...]
+    unclear: tuple[Mistake, ...]
+
+
+def seen_digits(values: np.ndarray, entries: np.ndarray) -> np.ndarray:
+    """(81, 10) whether each digit stands, printed or written, in a peer of each cell.
+
+    >>> values = np.zeros(81, int); values[1] = 4          # a printed 4 in r1c2
+    >>> bool(seen_digits(values, np.zeros(81, int))[8, 4]), bool(seen_digits(values, values)[10, 4])
+    (True, True)
     """
-    others = np.delete(np.asarray(digits), read - 1)
-    return bool(others.max() >= RIGHT_DOUBT * digits[read - 1])
+    from api.correct import PEERS
+
+    on_paper = np.where(np.asarray(values).reshape(81) > 0, values, entries).reshape(81)
+    seen = np.zeros((81, 10), bool)
+    rows = np.repeat(np.arange(81), PEERS.shape[1])
+    seen[rows, on_paper[PEERS].reshape(-1)] = True
+    seen[:, 0] = False
+    return seen
 
 
-def unclear_entries(marks: HandMarks, solution: np.ndarray, doubt: float = 0.05) -> tuple[int, ...]:
-    """The entries whose reading cannot say whether they are right: read as another digit
-    than the right one while giving the right digit at least `doubt` of the read digit's
-    probability, or read as the right digit while another keeps `RIGHT_DOUBT` of it.
+def entry_posterior(
+    likelihood: np.ndarray, right: int, seen: np.ndarray, slip: float = SLIP
+) -> np.ndarray:
+    """(9,) how probable each digit 1-9 is as what the person wrote, given the reading's
+    `likelihood` (9,), the solution's digit `right` and the digits `seen` (10,) in the
+    cell's units: the right digit 1 - `slip` before the reading, the slip shared out over
+    the other digits, a digit already seen weighing `DOUBLE` of an unseen one.
 
-    Calling the first kind wrong would often be the reader's mistake, not the user's: on
-    fold 0's held-out hand-filled photos every right entry the hand model misread (20 of
-    2,214) gave the right digit at least 0.05 of its first choice, while a wrong entry
-    (simulated: each real entry against each other digit) did so 1.65% of the time (the
-    threshold was chosen on those fold-0 photos). Calling the second kind right would
-    sometimes pass a wrong entry that the reader took for the right digit, the one error
-    a user checking their grid cannot catch. So these are neither right nor wrong: they
-    are named for the user to look at.
-
-    >>> solution = np.arange(81) % 9 + 1              # row 1 holds 1 to 9
-    >>> entries = np.zeros(81, int); entries[[3, 5]] = 5, 6
-    >>> digits = np.full((81, 9), 0.001)
-    >>> digits[3, 4], digits[3, 3] = 0.8, 0.19   # r1c4 read 5, the right 4 nearly as likely
-    >>> digits[5, 5], digits[5, 0] = 0.85, 0.12  # r1c6 read 6, right, but a 1 at 14% of it
-    >>> unclear_entries(HandMarks(entries, "." * 81, (), digits), solution)
-    (3, 5)
+    >>> sure_two = np.full(9, 0.001); sure_two[1] = 0.992   # read as 2 ...
+    >>> seen = np.zeros(10, bool); seen[2] = True            # ... beside a printed 2
+    >>> post = entry_posterior(sure_two, 3, seen)            # the solution says 3
+    >>> round(float(post[2]), 3)                             # most likely a misread 3
+    0.859
     """
-    if marks.digits is None:
-        return ()
+    wrong = np.where(np.asarray(seen)[1:], DOUBLE, 1.0)
+    wrong[right - 1] = 0.0
+    prior = slip * wrong / wrong.sum()
+    prior[right - 1] = 1.0 - slip
+    post = prior * np.asarray(likelihood, np.float64)
+    return post / post.sum()
+
+
+def judge_entries(marks: HandMarks, values: np.ndarray, solution: np.ndarray, rates=None) -> Judged:
+    """Each entry judged right, wrong or unclear by the odds of a slip against a misread.
+
+    Every entry's reading is made a likelihood of each digit by the hand model's measured
+    misread rates for its ink (`vision.calibration.HandRates`, `rates`; the shipped ones
+    by default), then weighed with the solution and the digits visible around it
+    (`entry_posterior`): the most probable reading of the marks breaks no rule unless the
+    person really wrote a digit twice, and a 3 read as 2 beside a printed 2 is re-read
+    as 3 before anyone is told they erred. Wrong: a wrong digit at least `WRONG_ODDS`
+    times likelier than the right one misread; said as a clash ("r3c4 and r3c6 both hold
+    2") when the digit also stands in a peer. Right: the right digit at least
+    1 - `RIGHT_MISS` probable. Anything else is unclear and names its likely digits.
+    Judged twice, the second time against the entries as first re-read.
+
+    Parameters
+    ----------
+    marks : HandMarks
+    values : (81,) int
+        The printed digits solved from.
+    solution : (81,) int
+
+    Examples
+    --------
+    >>> solution = np.arange(81) % 9 + 1                  # row 1 holds 1 to 9
+    >>> values = np.zeros(81, int); values[1] = 2         # a printed 2 at r1c2
+    >>> entries = np.zeros(81, int); entries[[2, 3]] = 2, 7   # r1c3 read 2, r1c4 read 7
+    >>> digits = np.full((81, 9), 1e-5)
+    >>> digits[2, 1], digits[2, 2] = 0.8, 0.2            # a 3 over an erased 2?
+    >>> digits[3, 6] = 1.0                                # a sure 7 where 4 belongs
+    >>> from vision.calibration import HandRates          # readings taken as they are
+    >>> marks = HandMarks(entries, "." * 81, (), digits)
+    >>> judged = judge_entries(marks, values, solution, HandRates())
+    >>> [str(m) for m in judged.mistakes], int(judged.marks.entries[2])
+    (['r1c4: written 7, should be 4'], 3)
+    """
+    from vision.calibration import load_hand, rates_path
+
+    rates = load_hand(rates_path()) if rates is None else rates
+    values = np.asarray(values).reshape(81)
     solution = np.asarray(solution).reshape(81)
-    cells = np.flatnonzero((marks.entries > 0) & (marks.entries != solution))
-    read = marks.digits[cells, marks.entries[cells] - 1]
-    right = marks.digits[cells, solution[cells] - 1]
-    read_right = np.flatnonzero((marks.entries > 0) & (marks.entries == solution))
-    doubted = [c for c in read_right if doubted_right(marks.digits[c], int(marks.entries[c]))]
-    return tuple(sorted(int(c) for c in [*cells[right >= doubt * read], *doubted]))
+    entries = np.asarray(marks.entries).reshape(81).astype(np.int8)
+    cells = np.flatnonzero(entries > 0)
+    if not len(cells):
+        return Judged(marks, (), ())
+    digits = marks.digits
+    if digits is None:
+        digits = np.eye(9)[entries.clip(1, 9) - 1]
+    inks = marks.inks if marks.inks is not None else np.full(81, "pen")
+    likelihood = rates.likelihoods(np.asarray(digits)[cells], np.asarray(inks)[cells])
+    read = entries.copy()
+    for _ in range(2):
+        seen = seen_digits(values, entries)
+        verdicts = [
+            _verdict(int(c), likelihood[i], int(solution[c]), seen[c], values, entries)
+            for i, c in enumerate(cells)
+        ]
+        entries = read.copy()
+        for c, verdict in zip(cells, verdicts, strict=True):
+            if verdict is None:
+                entries[c] = solution[c]
+            elif verdict.reason != "unclear":
+                entries[c] = verdict.written
+    mistakes = tuple(v for v in verdicts if v is not None and v.reason != "unclear")
+    unclear = tuple(v for v in verdicts if v is not None and v.reason == "unclear")
+    return Judged(replace(marks, entries=entries), mistakes, unclear)
+
+
+def call(post: np.ndarray, right: int) -> str:
+    """ "right", "wrong" or "unclear": an entry's verdict from its (9,) `entry_posterior`.
+
+    >>> call(np.array([0.9995] + [0.0005 / 8] * 8), 1), call(np.array([0.01, 0.99] + [0] * 7), 1)
+    ('right', 'wrong')
+    """
+    p_right = float(post[right - 1])
+    if 1.0 - p_right <= RIGHT_MISS:
+        return "right"
+    return "wrong" if 1.0 - p_right >= WRONG_ODDS * p_right else "unclear"
+
+
+def _verdict(cell, likelihood, right, seen, values, entries) -> Mistake | None:
+    """One entry's verdict: None when right, else a `Mistake` saying why."""
+    post = entry_posterior(likelihood, right, seen)
+    said = call(post, right)
+    if said == "right":
+        return None
+    odds = (1.0 - post[right - 1]) / max(post[right - 1], 1e-300)
+    others = post.copy()
+    others[right - 1] = 0.0
+    written = int(others.argmax()) + 1
+    if said == "wrong":
+        partner = _holder(cell, written, values, entries)
+        reason = "clash" if partner >= 0 else "odds"
+        return Mistake(cell, written, right, reason, partner, (), float(odds))
+    order = np.argsort(-post, kind="stable")
+    named = [int(d) + 1 for d in order if post[d] >= ALTERNATIVE * post[order[0]]][:3]
+    if len(named) < 2:
+        named = [int(d) + 1 for d in order[:2]]
+    return Mistake(cell, int(entries[cell]), right, "unclear", -1, tuple(named), float(odds))
+
+
+def _holder(cell: int, digit: int, values: np.ndarray, entries: np.ndarray) -> int:
+    """The peer of `cell` holding `digit` on paper (a printed one first), or -1."""
+    from api.correct import PEERS
+
+    peers = PEERS[cell]
+    for held in (values, entries):
+        hit = peers[np.asarray(held).reshape(81)[peers] == digit]
+        if len(hit):
+            return int(hit[0])
+    return -1
 
 
 def clear_marks(

@@ -36,8 +36,8 @@ from api.entries import (
     clear_marks,
     find_mistakes,
     hand_marks,
+    judge_entries,
     next_step,
-    unclear_entries,
 )
 from api.schema import (
     MODES,
@@ -82,7 +82,7 @@ class PhotoResult:
     mode: str = "solve"
     marks: HandMarks | None = None
     mistakes: tuple[Mistake, ...] = ()
-    # entries whose reading cannot say whether they are right (`unclear_entries`)
+    # entries whose reading cannot say whether they are right (`judge_entries`)
     unclear: tuple[Mistake, ...] = ()
     hint: object | None = None  # a solver.logic Step (hint mode)
     # several solutions: (cell, digits) where one added digit makes the puzzle unique
@@ -123,6 +123,11 @@ class PhotoResult:
             index=m.cell,
             written=m.written,
             right=m.right if self.reveals_solution else None,
+            reason=m.reason,
+            clash_with=cell_name(m.partner) if m.partner >= 0 else None,
+            alternatives=list(m.alternatives),
+            odds=round(min(m.odds, 1e12), 3) if m.odds else None,
+            said=str(m) if m.reason != "odds" or self.reveals_solution else f"{m.name} is wrong",
         )
 
     def to_model(self, *, file: str | None = None, output: str | None = None) -> PhotoResultModel:
@@ -292,6 +297,7 @@ def judge_reading(
     blobs = pen = None
     if reading.cells is not None:
         blobs, pen = reading.cells.ink, reading.cells.blobs & ~reading.cells.ink
+        common["contrast"] = reading.cells.contrast
     common["pen"] = pen
     result = judge(reading.givens, reading.probabilities, timings, blobs=blobs, **common)
     if not result.solved and reading.print_probabilities is not None:
@@ -315,6 +321,7 @@ def judge(
     ink: np.ndarray | None = None,
     blobs: np.ndarray | None = None,
     pen: np.ndarray | None = None,
+    contrast: np.ndarray | None = None,
 ) -> PhotoResult:
     """The status of a reading: correct it by the rules if needed, then solve it.
 
@@ -342,6 +349,9 @@ def judge(
     pen : ndarray of bool, shape (81,), optional
         Where only coloured ink makes a blob (`Cells.marked` less `Cells.ink`): an entry
         there needs less of the cell model's confidence (`api.entries.hand_marks`).
+    contrast : ndarray of float, shape (81,), optional
+        How dark each cell's blob is (`Cells.contrast`): pen or pencil, whose misread
+        rates differ (`api.entries.judge_entries`).
 
     Returns
     -------
@@ -373,15 +383,16 @@ def judge(
         return result
     values = np.array([int(c) for c in result.givens], np.int8)
     if kinds is not None:
-        result.marks = hand_marks(kinds, values, blobs, pen=pen)
+        result.marks = hand_marks(kinds, values, blobs, pen=pen, contrast=contrast)
     if result.solved:
         solution = np.array([int(c) for c in result.solution], np.int8)
         entries = np.zeros(81, np.int8) if result.marks is None else result.marks.entries
         result.mistakes = find_mistakes(entries, solution)
-        if result.marks is not None:
-            unclear = unclear_entries(result.marks, solution)
-            result.unclear = tuple(Mistake(c, int(entries[c]), int(solution[c])) for c in unclear)
-            result.mistakes = tuple(m for m in result.mistakes if m.cell not in unclear)
+        if result.marks is not None:  # read under the rules, judged by the odds (issue 37)
+            judged = judge_entries(result.marks, values, solution)
+            result.marks, result.mistakes = judged.marks, judged.mistakes
+            result.unclear = judged.unclear
+            entries = result.marks.entries
         if mode == "hint":
             t = time.perf_counter()
             result.hint = next_step(values, entries, solution)
@@ -427,10 +438,10 @@ def _marks_message(result: PhotoResult) -> str:
     if wrong:
         entries = "entry" if n == 1 else "entries"
         verb = "is" if len(wrong) == 1 else "are"
-        named = ", ".join(m.name for m in wrong[:6])
+        named = ", ".join(str(m) if m.reason == "clash" else m.name for m in wrong[:6])
         said.append(f"{len(wrong)} of {n} {entries} {verb} wrong ({named})")
     if unclear:
-        named = ", ".join(f"{m.name}, read as {m.written}" for m in unclear[:4])
+        named = ", ".join(str(m) for m in unclear[:4])
         said.append(f"{len(unclear)} unclear, look for yourself ({named})")
     return f"{result.message}; {'; '.join(said)}; {result.cells_left} cells left"
 

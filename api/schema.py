@@ -74,6 +74,20 @@ class MistakeModel(BaseModel):
     right: int | None = Field(
         None, ge=1, le=9, description="the right digit (absent in check mode: not revealed)"
     )
+    reason: Literal["odds", "clash", "unclear"] = Field(
+        "odds",
+        description="why it is flagged: odds (a slip far likelier than a misread), clash (the"
+        " same digit also stands in `clash_with`, a peer: written twice), unclear (the reading"
+        " cannot say; see `alternatives`)",
+    )
+    clash_with: str | None = Field(None, description='the peer holding the same digit, "r3c4"')
+    alternatives: list[int] = Field(
+        default_factory=list, description="an unclear entry: the digits it may be, likeliest first"
+    )
+    odds: float | None = Field(
+        None, ge=0, description="how many times likelier a wrong digit written is than a misread"
+    )
+    said: str = Field("", description='in words: "r3c4 and r3c6 both hold 2", "r5c9: 4 or 9?"')
 
 
 class CandidatesModel(BaseModel):

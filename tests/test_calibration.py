@@ -89,3 +89,37 @@ def test_the_shipped_tesseract_calibration_doubts_its_doubtful_sixes():
     sure = np.full((1, 10), 0.005 / 9, np.float32)
     sure[0, 6] = 0.995
     assert calibrated(sure, "tesseract")[0].argmax() == 6
+
+
+def test_hand_misread_rates_fitted_on_readings_with_sure_misreads():
+    """A reader right at 99% on most digits, but 1 in 200 of its sure readings wrong: the
+    fitted floor keeps about that chance for every other digit, and a sure reading's
+    likelihood of another digit is no longer negligible."""
+    from vision.calibration import fit_ink
+
+    rng = np.random.default_rng(3)
+    n = 4000
+    truth = rng.integers(1, 10, n)
+    read = truth.copy()
+    wrong = rng.random(n) < 0.005
+    read[wrong] = (truth[wrong] + rng.integers(1, 9, wrong.sum()) - 1) % 9 + 1
+    digits = np.full((n, 9), 0.01 / 8)
+    digits[np.arange(n), read - 1] = 0.99
+    rates = fit_ink(digits, truth)
+    assert rates.cells == n and rates.misread == int(wrong.sum())
+    assert 0.005 / 9 / 3 < rates.floor < 0.005 / 9 * 3
+
+
+def test_hand_rates_saved_beside_the_engines_and_loaded_apart(tmp_path):
+    from vision.calibration import HandRates, InkRates, load_hand, save_hand
+
+    path = tmp_path / "c.json"
+    rng = np.random.default_rng(6)
+    probs, truth = engine_outputs(rng, 2000)
+    save({"tesseract": fit(probs, truth)}, path)
+    rates = HandRates({"pen": InkRates(0.8, 1e-4, 10, 1)}, "both sets")
+    save_hand(rates, path)
+    assert set(load(path)) == {"tesseract"}  # the engines' calibrations only
+    assert load_hand(path) == rates
+    save({"tesseract": fit(probs, truth)}, path)  # saving the engines keeps the hand's
+    assert load_hand(path) == rates

@@ -152,3 +152,31 @@ def test_http_refuses_an_unknown_mode(client, printed):
     answer = client.post("/v1/solve?mode=peek", files={"image": ("p.jpg", printed.jpeg)})
     assert answer.status_code in (400, 422)
     assert "error" in answer.json()
+
+
+@pytest.fixture(scope="module")
+def pen_page():
+    """A sheet partly solved in pen with one wrong entry."""
+    return make_photo(5, size=(1200, 900), kind="sheet", **PEN)
+
+
+@needs_model
+def test_check_names_the_wrong_entry_and_why_in_the_cli_and_over_http(pen_page, client, tmp_path):
+    """Issue 37 end to end: the same decision in the CLI's JSON and the HTTP answer; the
+    wrong entry is flagged with its reason and no answer is revealed."""
+    wrong = wrong_cells(pen_page)
+    photo = tmp_path / "pen.jpg"
+    photo.write_bytes(pen_page.jpeg)
+    done = run("solve", str(photo), "--mode", "check", "--json")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    answer = client.post("/v1/solve?mode=check", files={"image": ("pen.jpg", pen_page.jpeg)})
+    assert answer.status_code == 200, answer.text
+    for body in (record, answer.json()):
+        assert [m["index"] for m in body["mistakes"]] == wrong and body["unclear"] == []
+        flagged = body["mistakes"][0]
+        assert flagged["reason"] in ("odds", "clash") and flagged["right"] is None
+        assert flagged["said"] and flagged["odds"] >= 20
+        assert body["solution"] is None
+    done = run("solve", str(photo), "--mode", "check")
+    assert f"wrong: {record['mistakes'][0]['cell']}" in done.stdout

@@ -34,7 +34,9 @@ The fitted numbers live in `vision/models/calibration.json` (per engine), writte
 
 from __future__ import annotations
 
+import functools
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -45,6 +47,8 @@ PRIOR = 2.0  # pseudo-cells: how strongly a thin bin leans on the engine's own c
 MIN_WRONG = 20  # fewer wrong cells than this say nothing about a temperature: keep T = 1
 FLOOR = 1e-9
 FILE = Path(__file__).resolve().parent / "models" / "calibration.json"
+HAND = "hand"  # the key of the hand model's misread rates (`HandRates`) in FILE
+INKS = ("pen", "pencil")  # kinds of ink a hand entry is judged by (`HandRates`)
 
 
 @dataclass(frozen=True)
@@ -154,14 +158,110 @@ def load(path: Path = FILE) -> dict[str, Calibration]:
     return {
         engine: Calibration(**{**c, "edges": tuple(c.get("edges", EDGES))})
         for engine, c in data.items()
+        if engine != HAND
     }
 
 
 def save(calibrations: dict[str, Calibration], path: Path = FILE) -> None:
+    kept = json.loads(path.read_text()).get(HAND) if path.is_file() else None
     data = {engine: asdict(c) for engine, c in calibrations.items()}
     for c in data.values():
         c["edges"] = [min(e, 1.0) if e < 1.0 else 1.0 + 1e-9 for e in c["edges"]]
         c["temperature"] = round(c["temperature"], 4)
         if c["right"] is not None:
             c["right"] = [[round(x, 6) for x in row] for row in c["right"]]
+    if kept is not None:
+        data[HAND] = kept
     path.write_text(json.dumps(data, indent=1) + "\n")
+
+
+# ---------------------------------------------------------------- the hand model's misreads
+
+
+@dataclass(frozen=True)
+class InkRates:
+    """How one kind of ink's hand digits are misread: the hand model's (9,) probabilities
+    p become p^(1/T) renormalised, mixed with `floor` for every digit, the share of
+    readings that are wrong however sure the model is (a stray stroke, a digit written
+    over another, a hand unlike any it saw)."""
+
+    temperature: float = 1.0
+    floor: float = 0.0
+    cells: int = 0  # the hand crops it was fitted on
+    misread: int = 0  # of them read wrong by the model's first choice
+
+
+@dataclass(frozen=True)
+class HandRates:
+    """The hand model's readings made probabilities, per kind of ink (`INKS`): what
+    `api.entries.judge_entries` weighs a misread against a person's slip with.
+
+    >>> rates = HandRates({"pen": InkRates(1.0, 0.001)})
+    >>> p = rates.likelihoods(np.array([[0.0] * 8 + [1.0]]), np.array(["pen"]))[0]
+    >>> round(float(p[8]), 3), round(float(p[0]), 4)      # a sure 9 keeps 1 in 1000 per digit
+    (0.992, 0.001)
+    """
+
+    inks: dict[str, InkRates] = field(default_factory=dict)
+    fitted_on: str = ""
+
+    def likelihoods(self, digits: np.ndarray, inks: np.ndarray) -> np.ndarray:
+        """(N, 9) probabilities of 1-9 written, from the hand model's (N, 9) readings and
+        each reading's ink (a name of `INKS`; an unknown ink is read as pen)."""
+        digits = np.asarray(digits, np.float64).reshape(-1, 9)
+        inks = np.asarray(inks).reshape(-1)
+        out = np.empty_like(digits)
+        for ink in set(inks.tolist()):
+            rates = self.inks.get(str(ink)) or self.inks.get("pen") or InkRates()
+            mine = inks == ink
+            out[mine] = _floored(digits[mine], rates.temperature, rates.floor)
+        return out
+
+
+def _floored(digits: np.ndarray, temperature: float, floor: float) -> np.ndarray:
+    z = np.log(np.clip(digits, FLOOR, 1.0)) / temperature
+    p = np.exp(z - z.max(axis=1, keepdims=True))
+    p /= p.sum(axis=1, keepdims=True)
+    return p * (1.0 - 9 * floor) + floor
+
+
+def fit_ink(digits: np.ndarray, truth: np.ndarray) -> InkRates:
+    """The temperature and floor that make (N, 9) hand readings of digits `truth` (1-9)
+    likeliest (a grid search): fitted on real hand crops the model never trained on."""
+    digits = np.asarray(digits, np.float64).reshape(-1, 9)
+    truth = np.asarray(truth, np.int64).reshape(-1) - 1
+    rows = np.arange(len(truth))
+    best = (np.inf, 1.0, 0.0)
+    for t in np.exp(np.linspace(np.log(0.5), np.log(6), 40)):
+        for floor in (0.0, *np.exp(np.linspace(np.log(1e-6), np.log(0.05), 50))):
+            p = _floored(digits, t, floor)
+            nll = -np.log(np.maximum(p[rows, truth], FLOOR)).sum()
+            best = min(best, (nll, float(t), float(floor)))
+    misread = int((digits.argmax(axis=1) != truth).sum())
+    return InkRates(best[1], best[2], len(truth), misread)
+
+
+def rates_path() -> Path:
+    """Where the hand model's misread rates are read from: $SUDOKU_LENS_HAND_RATES (a
+    benchmark's rates fitted on other photos), else the shipped FILE."""
+    return Path(os.environ.get("SUDOKU_LENS_HAND_RATES") or FILE)
+
+
+@functools.lru_cache(maxsize=4)
+def load_hand(path: Path = FILE) -> HandRates:
+    """The shipped misread rates of the hand model (none: every reading taken as it is),
+    read once per file (`save_hand` forgets what was read)."""
+    if not path.is_file():
+        return HandRates()
+    data = json.loads(path.read_text()).get(HAND)
+    if not data:
+        return HandRates()
+    inks = {k: InkRates(**v) for k, v in data["inks"].items()}
+    return HandRates(inks, data.get("fitted_on", ""))
+
+
+def save_hand(rates: HandRates, path: Path = FILE) -> None:
+    data = json.loads(path.read_text()) if path.is_file() else {}
+    data[HAND] = asdict(rates)
+    path.write_text(json.dumps(data, indent=1) + "\n")
+    load_hand.cache_clear()

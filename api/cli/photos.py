@@ -180,11 +180,14 @@ def _print_marks(out, record: dict) -> None:
         out.print(grid_text(board, None).split("\n", 1)[1].replace("c", "c"), highlight=False)
     for m in record.get("mistakes") or ():
         right = "" if m.get("right") is None else f", should be {m['right']}"
-        out.print(f"[red]wrong:[/] {m['cell']}: you wrote {m['written']}{right}", highlight=False)
+        said = f"{m['cell']}: you wrote {m['written']}{right}"
+        if m.get("reason") == "clash":  # written twice: "r3c4 and r3c6 both hold 2"
+            said = m["said"]
+        out.print(f"[red]wrong:[/] {said}", highlight=False)
     for m in record.get("unclear") or ():
+        said = m.get("said") or f"{m['cell']}: read as {m['written']}"
         out.print(
-            f"[yellow]unclear:[/] {m['cell']}: read as {m['written']}, but the reading is unsure:"
-            " look at it yourself",
+            f"[yellow]unclear:[/] {said} the reading is unsure: look at it yourself",
             highlight=False,
         )
     hint = record.get("hint")

@@ -22,6 +22,7 @@ const state = {
   entries: new Array(N).fill(0), // the user's own hand-written digits
   pencil: new Set(), // cells holding pencil candidates
   unclear: new Set(), // entries the reader cannot tell from the right digit
+  flagged: new Map(), // cell -> the check's own words for a wrong or unclear entry (issue 37)
   lastCell: -1,
   lastFile: null,
   origin: new Array(N).fill(""), // "photo" | "edited" | ""
@@ -68,7 +69,8 @@ function cellIndex(name) {
 function mistakes() {
   // entries that disagree with the solution (none known without one)
   const wrong = new Set();
-  if (!state.solution) return wrong;
+  // no solution shown (check mode): the photo's own verdict, judged on the server
+  if (!state.solution) return new Set([...state.flagged.keys()].filter((i) => !state.unclear.has(i)));
   state.entries.forEach((v, i) => {
     if (v && !state.givens[i] && v !== state.solution[i] && !state.unclear.has(i)) wrong.add(i);
   });
@@ -97,7 +99,9 @@ function draw() {
     cell.classList.toggle("mistake", wrong.has(i));
     cell.classList.toggle("pencil", !given && !entry && state.pencil.has(i));
     const should = state.mode === "solve" && wrong.has(i) ? `, should be ${state.solution[i]}` : "";
-    cell.title = wrong.has(i)
+    cell.title = state.flagged.has(i)
+      ? state.flagged.get(i)
+      : wrong.has(i)
       ? `your ${entry} is wrong${should}`
       : entry && state.unclear.has(i)
         ? `read as ${entry}, but the reading is unsure: look for yourself`
@@ -135,6 +139,8 @@ function loadReading(result) {
   // an entry read as a wrong digit that may be the right one: neither right nor wrong
   state.unclear = new Set((result.unclear || []).map((m) => m.index));
   for (const i of state.unclear) state.low[i] = true;
+  // why each flagged entry is flagged: "r3c4 and r3c6 both hold 2", "r5c9: 4 or 9?"
+  state.flagged = new Map([...(result.mistakes || []), ...(result.unclear || [])].map((m) => [m.index, m.said]));
   state.solution = result.solution ? Array.from(result.solution, Number) : null;
   state.conflicts = new Set();
   state.hinted = new Set();
@@ -268,6 +274,7 @@ function editCell(i, text) {
     // the user's own entry: fix what was read, the puzzle stays as it is
     state.entries[i] = digit;
     state.unclear.delete(i); // the user has said what it is
+    state.flagged.delete(i);
     state.low[i] = false;
     cells[i].value = digit ? String(digit) : "";
     draw();
@@ -371,6 +378,7 @@ function setKind(kind) {
   state.origin[i] = "edited";
   state.pencil.delete(i);
   state.unclear.delete(i);
+  state.flagged.delete(i);
   state.hinted = new Set();
   resolveSoon();
 }
