@@ -554,6 +554,14 @@ class Page:
     def __init__(self, out: np.ndarray, homography_at):
         self.out = out
         self.homography_at = homography_at
+        self._inverses: dict[bytes, np.ndarray] = {}  # one homography serves a flat page
+
+    def inverse(self, homography: np.ndarray) -> np.ndarray:
+        """square -> photo for a photo -> square homography, each inverted once."""
+        key = homography.tobytes()
+        if key not in self._inverses:
+            self._inverses[key] = np.linalg.inv(homography)
+        return self._inverses[key]
 
     def stamp(self, shape, at, scale: float, colour) -> None:
         """Warp `shape` (alpha patch drawn at `scale` patch pixels per square pixel, and its
@@ -566,7 +574,7 @@ class Page:
         )
         homography = np.asarray(self.homography_at(at), np.float64)
         box = np.array([[[-0.5, -0.5], [pw - 0.5, -0.5], [pw - 0.5, ph - 0.5], [-0.5, ph - 0.5]]])
-        quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, np.linalg.inv(homography))[0]
+        quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, self.inverse(homography))[0]
         height, width = self.out.shape[:2]
         x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int) - 1, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 2, [width, height])
