@@ -97,21 +97,27 @@ def cell_channels(warped_bgr: np.ndarray, cells: Cells, blank_colour: bool = Tru
         gray = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2GRAY)
         # per-pixel max and min of three channels element-wise: numpy's reduction over a
         # last axis of 3 took 10 ms a call here, this well under one
-        b, g, r = (c.astype(np.float32) for c in cv2.split(warped_bgr))
-        high, low = cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)
-        chroma = (high - low) / (high + 16.0)
+        # (the largest and smallest channel taken on the bytes, then made floats: the same)
+        b, g, r = cv2.split(warped_bgr)
+        high = cv2.max(cv2.max(b, g), r).astype(np.float32)
+        low = cv2.min(cv2.min(b, g), r).astype(np.float32)
+        chroma = high - low
+        high += 16.0
+        chroma /= high
     dark = darkness(gray)
     strong = max(float(np.percentile(dark[::3, ::3], 99.0)), 0.1)
-    dark = np.clip(dark / strong, 0.0, 1.0)
+    dark /= strong  # darkness is never negative: only the ceiling of [0, 1] to set
+    np.minimum(dark, 1.0, out=dark)
     out = np.zeros((81, CHANNELS, SIDE, SIDE), np.float32)
     size, usable = (SIDE, SIDE), np.zeros(81, bool)
-    for i, (x0, y0, x1, y1) in enumerate(cells.boxes):
+    boxes = cells.boxes.tolist()
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
         if x1 - x0 >= 4 and y1 - y0 >= 4:
             usable[i] = True
             out[i, 0] = cv2.resize(dark[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
     coloured = usable if blank_colour else usable & ~blank_cells(out)
-    for i in np.flatnonzero(coloured):
-        x0, y0, x1, y1 = cells.boxes[i]
+    for i in np.flatnonzero(coloured).tolist():
+        x0, y0, x1, y1 = boxes[i]
         out[i, 1] = cv2.resize(chroma[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
     digit = cells.images.astype(np.float32) / 255.0
     pad = (SIDE - digit.shape[1]) // 2
