@@ -15,7 +15,8 @@ new grid costs (`api.live.frame` with no reference: decode, locate, read, judge)
 same 40 photos. It also prints each tree's start-up (imports and `warm_up`) and its first
 photo after start-up. Beside the wall-clock stages it prints each photo's CPU time (this
 process's, `time.process_time`): on a machine shared with other work the wall clock also
-counts their turns on the cores, the CPU time far less.
+counts their turns on the cores, the CPU time far less. `--profile TREE --set wicht`
+prints where one tree's CPU time goes, function by function.
 
 Figures (the issue's targets in brackets):
 
@@ -175,10 +176,16 @@ def main() -> None:
     parser.add_argument("--set", choices=[*PHOTO_SETS, "both"], default="both")
     parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each tree")
     parser.add_argument("--live", action="store_true", help="the live new-grid frame")
+    parser.add_argument(
+        "--profile",
+        metavar="TREE",
+        help="profile the --set photos through TREE's code (cProfile, CPU time by function)",
+    )
     parser.add_argument("--worker", metavar="TREE", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        return worker(Path(args.worker), args.set, args.live)
+    if args.worker or args.profile:
+        tree = Path(args.worker or args.profile)
+        return worker(tree, args.set, args.live, profile=bool(args.profile))
     if not WICHT.is_dir():
         sys.exit("../shared not present: this benchmark needs its real photos")
     if args.baseline:
@@ -351,9 +358,11 @@ def photo_set(name: str) -> list[Path]:
     return [p for p in sorted(KUBIESA.glob("*.jpg")) if _size(p) == (4032, 3024)]
 
 
-def worker(tree: Path, name: str, live: bool) -> None:
+def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     """Time one photo set through the code of `tree` (this process, one thread) and print
-    the figures as one JSON line."""
+    the figures as one JSON line; with `profile`, print instead where the CPU time went
+    (cProfile over the photos after the first, the 30 costliest functions by their own time
+    and by the time of what they call, in ms a photo)."""
     for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_THREAD_LIMIT", "MKL_NUM_THREADS"):
         os.environ[var] = "1"
     start = time.perf_counter()
@@ -384,6 +393,8 @@ def worker(tree: Path, name: str, live: bool) -> None:
     run(photos[0])
     first = (time.perf_counter() - t) * 1000
     statuses, stages = {}, {}
+    if profile:
+        return print_profile(run, photos)
     for data in photos:
         cpu = time.process_time()
         status, timings = run(data)
@@ -396,6 +407,22 @@ def worker(tree: Path, name: str, live: bool) -> None:
         for stage, ms in timings.items():
             stages.setdefault(stage, []).append(ms)
     print(json.dumps({"startup": startup, "first": first, "stages": stages, "statuses": statuses}))
+
+
+def print_profile(run, photos: list[bytes]) -> None:
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile(time.process_time)
+    profiler.runcall(lambda: [run(data) for data in photos])
+    stats = pstats.Stats(profiler).stats
+    rows = sorted(stats.items(), key=lambda item: -item[1][3])[:30]
+    print(f"CPU ms a photo over {len(photos)} photos (cProfile: its overhead included)")
+    print(f"{'cumulative':>10} {'own':>7}  function")
+    for (path, line, function), (_, _, own, cumulative, _) in rows:
+        where = f"{Path(path).parent.name}/{Path(path).name}:{line}" if line else ""
+        share = 1000 / len(photos)
+        print(f"{cumulative * share:10.2f} {own * share:7.2f}  {function} {where}")
 
 
 def run_worker(tree: Path, name: str, live: bool) -> dict:
