@@ -186,6 +186,19 @@ def pen_ink(kinds, colours, found, found_colours) -> np.ndarray:
     return out
 
 
+def may_show_a_pen(kinds: np.ndarray) -> bool:
+    """Whether the page has enough cells read surely as a hand's (`SURE`, `FEW`) to learn
+    a pen's ink from: without them `page_inks` finds none, so `kinds_by_colour` and
+    `pen_ink` change nothing, and no cell's colour need be measured.
+
+    >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
+    >>> kinds[:3], kinds[:3, 14] = 0, 1.0                     # three sure written 5s
+    >>> may_show_a_pen(kinds), may_show_a_pen(kinds[1:])
+    (True, False)
+    """
+    return int((np.asarray(kinds)[:, 10:19].sum(axis=1) >= SURE).sum()) >= FEW
+
+
 def page_inks(kinds: np.ndarray, colours: np.ndarray) -> list[tuple] | None:
     """The print's ink and the pen's, each (centre, spread), learnt from the cells the model
     is sure of (`SURE`, at least `FEW` of each); None when either is missing or the two are

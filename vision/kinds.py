@@ -70,6 +70,11 @@ BLANK_KINDS = np.array(
 BLANK_KINDS /= BLANK_KINDS.sum()
 # class index: 0 empty, 1..9 printed digit, 10..18 written digit, 19 candidates
 EMPTY, CANDIDATES = 0, 19
+# A page the cell model reads with no cell this much a hand's (written digit or candidates)
+# is read as print alone (`print_only`): the hand reader's further looks are spared. On 40
+# printed Wicht photos the most hand-like cell of 37 stood below it (most below 0.1); every
+# hand-filled page had a cell at 0.99 or more.
+PRINT_ONLY_HAND = 0.5
 CLASSES = ("empty",) + tuple(f"printed {d}" for d in range(1, 10))
 CLASSES += tuple(f"written {d}" for d in range(1, 10)) + ("candidates",)
 
@@ -125,6 +130,37 @@ def cell_channels(warped_bgr: np.ndarray, cells: Cells, blank_colour: bool = Tru
     # colour only where there is ink: paper tint and white balance say nothing
     out[:, 1] *= np.clip(out[:, 0] * 2.0, 0.0, 1.0)
     return out
+
+
+def print_only(kinds: np.ndarray) -> bool:
+    """Whether the cell model reads a page as print alone, so that the hand reader's further
+    looks (the hand model, ink colours, typeface) cannot change what the puzzle reads.
+
+    They only move a cell's mass between print and hand, keeping its sum and each kind's
+    digit shares (`weigh_print_against_hand`), or share out the written mass among 1-9
+    (`written_digits`); the colour and "unlike the print" looks need sure hand-writing
+    (0.9) to act at all. So on a page where no cell holds `PRINT_ONLY_HAND` of a hand, every
+    cell that is more a digit than not is more print than hand, and no other cell is more
+    written than empty, the puzzle's probabilities (`printed_probabilities`) come out the
+    same whether they are run or not, and so does which cells hold entries (none).
+
+    >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
+    >>> kinds[0], kinds[0, 3], kinds[0, 12] = 0, 0.9, 0.1    # a printed 3
+    >>> print_only(kinds)
+    True
+    >>> kinds[1], kinds[1, 15] = 0, 1.0                       # a hand's 6
+    >>> print_only(kinds)
+    False
+    """
+    printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
+    hand = np.maximum(written, kinds[:, CANDIDATES])
+    digit = printed + written
+    other = printed <= 0.5
+    return bool(
+        (hand < PRINT_ONLY_HAND).all()
+        and (printed[digit > 0.5] > 0.5).all()
+        and (written[other] < kinds[other, EMPTY]).all()
+    )
 
 
 def blank_cells(channels: np.ndarray) -> np.ndarray:
@@ -251,7 +287,11 @@ def turned_channels(channels: np.ndarray, k: int) -> np.ndarray:
 
 
 def upright_kinds(
-    warped_bgr: np.ndarray, cells: Cells, turns=range(4), path: Path | None = None
+    warped_bgr: np.ndarray,
+    cells: Cells,
+    turns=range(4),
+    path: Path | None = None,
+    spare_print: bool = True,
 ) -> tuple[int, np.ndarray]:
     """The quarter turn k (of `turns`) in which the grid stands upright, and the cells'
     kinds so turned.
@@ -264,6 +304,8 @@ def upright_kinds(
     turn and the half turn from it, and the cell model, which has learnt print, pen and
     pencil upright, picks the one in which it is surest of all 81 cells. The first turn
     alone is read when the model is sure of it (`UPRIGHT_SURE`): one call of 81 cells.
+    With `spare_print`, a page read as print alone (`print_only`) is not shown to the hand
+    model: its written digits are the cell model's.
 
     Returns
     -------
@@ -282,6 +324,8 @@ def upright_kinds(
         others = [turned_blank(blank, k) for k in turns[1:]]
         probs += classify_inked(turned[1:], others, path)
     best = int(np.argmax([surety(p) for p in probs]))
+    if spare_print and print_only(probs[best]):
+        return turns[best], probs[best]
     pen = None
     if cells.pen is not None:  # the colour look's digits, turned as the channels are
         pen = turned_channels(cells.pen.images[:, None] / np.float32(255), turns[best])[:, 0]
