@@ -521,6 +521,7 @@ def _solve(task: Task, settings: Settings):
         result = solve_photo(
             source,
             engine=settings.engine,
+            render=fmt is not None,  # no output file: nothing to draw
             encode=fmt,
             use_rules=settings.use_rules,
             mode=settings.mode,

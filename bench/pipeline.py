@@ -1,6 +1,22 @@
 """Benchmark of the photo pipeline: accuracy on real photos, latency, parallel speed-up, memory.
 
     .venv/bin/python bench/pipeline.py [--quick]
+    .venv/bin/python bench/pipeline.py --baseline 9d0817c [--set wicht] [--rounds 3] [--live]
+
+With --baseline REV it measures only speed, side by side: the same photos through REV (a git
+worktree of it at a temporary path, run with the same interpreter and .venv) and through this
+tree, each in its own subprocess on one thread (as a batch worker runs), alternating
+baseline / this tree for --rounds rounds so that both see the same machine load; then per
+stage the p50 over every photo of every round, and the ratio. The photos: 40 of
+wichtounet's 640x480 printed photos (every third, sorted by name) and kubiesa's 20 12 MP
+(4032x3024) hand-filled ones, each solved with the overlay drawn and encoded as JPEG (what
+`solve` and the HTTP service do by default). --live runs instead the frame a live client's
+new grid costs (`api.live.frame` with no reference: decode, locate, read, judge) on the
+same 40 photos. It also prints each tree's start-up (imports and `warm_up`) and its first
+photo after start-up. Beside the wall-clock stages it prints each photo's CPU time (this
+process's, `time.process_time`): on a machine shared with other work the wall clock also
+counts their turns on the cores, the CPU time far less. `--profile TREE --set wicht`
+prints where one tree's CPU time goes, function by function.
 
 Figures (the issue's targets in brackets):
 
@@ -156,7 +172,24 @@ def row(name: str, value: str, target: str, ok: bool | None) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer 12 MP photos")
+    parser.add_argument("--baseline", metavar="REV", help="speed only, side by side with REV")
+    parser.add_argument("--set", choices=[*PHOTO_SETS, "both"], default="both")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each tree")
+    parser.add_argument("--live", action="store_true", help="the live new-grid frame")
+    parser.add_argument(
+        "--profile",
+        metavar="TREE",
+        help="profile the --set photos through TREE's code (cProfile, CPU time by function)",
+    )
+    parser.add_argument("--worker", metavar="TREE", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.worker or args.profile:
+        tree = Path(args.worker or args.profile)
+        return worker(tree, args.set, args.live, profile=bool(args.profile))
+    if not WICHT.is_dir():
+        sys.exit("../shared not present: this benchmark needs its real photos")
+    if args.baseline:
+        return side_by_side(args.baseline, args.set, args.rounds, args.live)
     if not WICHT.is_dir():
         sys.exit("../shared not present: this benchmark needs its real photos")
     photos = sorted(WICHT.glob("*.jpg"))
@@ -310,6 +343,187 @@ def main() -> None:
         print("\nnot solved:")
         for f in result["failed"]:
             print("  " + f)
+
+
+# ---------------------------------------------------------------- side by side (--baseline)
+
+PHOTO_SETS = ("wicht", "kubiesa")
+READ_ONLY = "total less render and encode"
+
+
+def photo_set(name: str) -> list[Path]:
+    """The side-by-side photos: 40 printed 640x480 ones or the 20 hand-filled 12 MP ones."""
+    if name == "wicht":
+        return [p for p in sorted(WICHT.glob("*.jpg")) if _size(p) == (640, 480)][::3][:40]
+    return [p for p in sorted(KUBIESA.glob("*.jpg")) if _size(p) == (4032, 3024)]
+
+
+def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
+    """Time one photo set through the code of `tree` (this process, one thread) and print
+    the figures as one JSON line; with `profile`, print instead where the CPU time went
+    (cProfile over the photos after the first, the 30 costliest functions by their own time
+    and by the time of what they call, in ms a photo)."""
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_THREAD_LIMIT", "MKL_NUM_THREADS"):
+        os.environ[var] = "1"
+    start = time.perf_counter()
+    sys.path[:] = [str(tree)] + [p for p in sys.path if Path(p or ".").resolve() != REPO]
+    for module in [m for m in sys.modules if m.split(".")[0] in ("api", "vision", "solver")]:
+        del sys.modules[module]  # this script imported its own tree's api.evaluation
+    import cv2
+
+    cv2.setNumThreads(1)
+    from api.pipeline import solve_photo, warm_up
+
+    if live:
+        from api.live import FrameJob, frame
+
+        def run(data: bytes) -> tuple[str, dict]:
+            answer = frame(data, FrameJob())
+            return (answer.result.status if answer.result else "no_grid"), answer.timings
+    else:
+
+        def run(data: bytes) -> tuple[str, dict]:
+            result = solve_photo(data, encode="jpeg")
+            return result.status, result.timings
+
+    warm_up()
+    startup = (time.perf_counter() - start) * 1000
+    photos = [p.read_bytes() for p in photo_set(name)]
+    t = time.perf_counter()
+    run(photos[0])
+    first = (time.perf_counter() - t) * 1000
+    statuses, stages = {}, {}
+    if profile:
+        return print_profile(run, photos)
+    for data in photos:
+        cpu = time.process_time()
+        status, timings = run(data)
+        # on a shared machine the wall clock counts other processes' turns too
+        timings = {**timings, "CPU (this process)": (time.process_time() - cpu) * 1000}
+        if not live:  # what reading and judging cost, whether or not the photo was drawn
+            drawn = timings.get("render", 0.0) + timings.get("encode", 0.0)
+            timings[READ_ONLY] = timings["total"] - drawn
+        statuses[status] = statuses.get(status, 0) + 1
+        for stage, ms in timings.items():
+            stages.setdefault(stage, []).append(ms)
+    print(json.dumps({"startup": startup, "first": first, "stages": stages, "statuses": statuses}))
+
+
+def print_profile(run, photos: list[bytes]) -> None:
+    import cProfile
+    import pstats
+
+    profiler = cProfile.Profile(time.process_time)
+    profiler.runcall(lambda: [run(data) for data in photos])
+    stats = pstats.Stats(profiler).stats
+    rows = sorted(stats.items(), key=lambda item: -item[1][3])[:30]
+    print(f"CPU ms a photo over {len(photos)} photos (cProfile: its overhead included)")
+    print(f"{'cumulative':>10} {'own':>7}  function")
+    for (path, line, function), (_, _, own, cumulative, _) in rows:
+        where = f"{Path(path).parent.name}/{Path(path).name}:{line}" if line else ""
+        share = 1000 / len(photos)
+        print(f"{cumulative * share:10.2f} {own * share:7.2f}  {function} {where}")
+
+
+def run_worker(tree: Path, name: str, live: bool) -> dict:
+    command = [sys.executable, __file__, "--worker", str(tree), "--set", name]
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    done = subprocess.run(
+        command + (["--live"] if live else []), env=env, capture_output=True, text=True
+    )
+    if done.returncode != 0:
+        sys.exit(f"the worker on {tree} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(rev: str, which: str, rounds: int, live: bool) -> None:
+    """Both trees over the same photos, alternating, and the stage-by-stage table."""
+    label = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", rev], capture_output=True, text=True
+    ).stdout.strip()
+    if not label:
+        sys.exit(f"{rev!r} is not a revision of this repository")
+    ours = subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dirty = subprocess.run(
+        ["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    ours += "+changes" if dirty else ""
+    names = PHOTO_SETS if which == "both" else (which,)
+    with tempfile.TemporaryDirectory() as tmp:
+        base = Path(tmp) / "baseline"
+        subprocess.run(
+            ["git", "-C", str(REPO), "worktree", "add", "--detach", str(base), rev],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            for name in names:
+                report(name, label, ours, rounds, live, base)
+        finally:
+            subprocess.run(
+                ["git", "-C", str(REPO), "worktree", "remove", "--force", str(base)],
+                capture_output=True,
+            )
+
+
+def report(name: str, label: str, ours: str, rounds: int, live: bool, base: Path) -> None:
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
+    runs: dict[str, list[dict]] = {label: [], ours: []}
+    for _ in range(rounds):
+        runs[label].append(run_worker(base, name, live))
+        runs[ours].append(run_worker(REPO, name, live))
+    n = len(photo_set(name))
+    what = "live new-grid frame (api.live.frame)" if live else "solve_photo + overlay JPEG"
+    print(f"\n{n} {name} photos, {what}; {rounds} rounds alternating {label} / {ours},")
+    print(f"one thread each, {os.cpu_count()} cores; load average {load} before,")
+    print("  " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + " after")
+    pooled = {
+        tree: {
+            stage: [ms for run in tree_runs for ms in run["stages"].get(stage, [])]
+            for stage in dict.fromkeys(s for run in tree_runs for s in run["stages"])
+        }
+        for tree, tree_runs in runs.items()
+    }
+    stages = list(dict.fromkeys([*pooled[label], *pooled[ours]]))
+    stages.remove("total")
+    stages.remove("CPU (this process)")
+    extra = [READ_ONLY] if READ_ONLY in stages else []
+    stages = [s for s in stages if s not in extra]
+    print(f"| stage (p50 ms) | {label} | {ours} | ratio |")
+    print("| --- | ---: | ---: | ---: |")
+    for stage in [*stages, "total", *extra, "CPU (this process)"]:
+        a, b = (_p50(pooled[t].get(stage)) for t in (label, ours))
+        ratio = f"{b / a:.2f}x" if a and b and a > 0.05 else ""
+        print(f"| {stage} | {_fmt(a)} | {_fmt(b)} | {ratio} |")
+    per_round = [
+        _p50(o["stages"]["total"]) / _p50(b["stages"]["total"])
+        for b, o in zip(runs[label], runs[ours], strict=True)
+    ]
+    print("| total ratio, round by round | | | " + " ".join(f"{r:.2f}" for r in per_round) + " |")
+    per_round = [
+        _p50(o["stages"]["CPU (this process)"]) / _p50(b["stages"]["CPU (this process)"])
+        for b, o in zip(runs[label], runs[ours], strict=True)
+    ]
+    print("| CPU ratio, round by round | | | " + " ".join(f"{r:.2f}" for r in per_round) + " |")
+    # the baseline's first round compiles its worktree's numba cache: later rounds only
+    later = slice(1 if rounds > 1 else 0, None)
+    for key, title in (("startup", "start-up (imports, warm_up)"), ("first", "first photo")):
+        a, b = (statistics.median(run[key] for run in runs[t][later]) for t in (label, ours))
+        print(f"| {title}, median of rounds 2+ | {a:.0f} | {b:.0f} | {b / a:.2f}x |")
+    for tree in (label, ours):
+        print(f"statuses {tree} (last round): {_statuses(runs[tree][-1]['statuses'])}")
+
+
+def _p50(values: list[float] | None) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1f}"
 
 
 def _size(path: Path) -> tuple[int, int]:

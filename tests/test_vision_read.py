@@ -159,3 +159,25 @@ def test_a_real_12_megapixel_photo_is_located(shared_dir):
         written = kinds[..., 10:19].sum(axis=2) > kinds[..., 1:10].sum(axis=2)
         read = np.where(written & (read == 0), kinds[..., 10:19].argmax(axis=2) + 1, read)
     assert (read[labelled] == sample.givens[labelled]).mean() > 0.75
+
+
+@pytest.mark.parametrize("name", ["sheet-01.jpg", "newspaper-01.jpg"])
+def test_a_page_read_as_print_alone_reads_as_the_full_hand_reader_would(monkeypatch, name):
+    """The print-only shortcut (`vision.kinds.print_only`) spares the hand reader's looks only
+    where they could not change the puzzle: the reading is the full reader's."""
+    from pathlib import Path
+
+    import vision.kinds
+    import vision.read
+
+    data = (Path(__file__).resolve().parents[1] / "samples" / name).read_bytes()
+    quick = vision.read_photo(data)
+    if quick.kinds is None:
+        pytest.skip("no cell model installed: print only, no shortcut to compare")
+    assert vision.kinds.print_only(quick.kinds), f"{name} is printed only"
+    monkeypatch.setattr(vision.read, "print_only", lambda kinds: False)
+    monkeypatch.setattr(vision.kinds, "print_only", lambda kinds: False)
+    full = vision.read_photo(data)
+    assert (quick.givens == full.givens).all()
+    assert np.allclose(quick.probabilities, full.probabilities, atol=1e-5)
+    assert (quick.kinds.argmax(axis=1) == full.kinds.argmax(axis=1)).all()

@@ -119,8 +119,14 @@ def darkness(gray: np.ndarray, k: int | None = None) -> np.ndarray:
     k = paper_width(gray) if k is None else k
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     paper = cv2.morphologyEx(gray, cv2.MORPH_CLOSE, kernel)
-    paper = cv2.blur(paper, (k, k)).astype(np.float32) + 1.0
-    return np.clip(1.0 - gray.astype(np.float32) / paper, 0.0, 1.0)
+    paper = cv2.blur(paper, (k, k)).astype(np.float32)
+    paper += 1.0
+    # in place, and only the floor: ink / paper >= 0, so 1 - it never exceeds 1 (the same
+    # values as np.clip(1 - gray / paper, 0, 1) in half the time)
+    dark = gray.astype(np.float32)
+    dark /= paper
+    np.subtract(1.0, dark, out=dark)
+    return np.maximum(dark, 0.0, out=dark)
 
 
 def paper_width(image: np.ndarray) -> int:
@@ -304,8 +310,9 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     )
     if warped_bgr.ndim != 3:
         return replace(cells, marked=cells.ink.copy(), pen=pen)
-    b, g, r = cv2.split(darkness(warped_bgr))  # each channel against its own paper
-    dark = cv2.max(cv2.max(b, g), r)
+    each = darkness(warped_bgr)  # each channel against its own paper
+    # the darkest channel, taken on the channels' strided views (cv2.split copied them)
+    dark = np.maximum(np.maximum(each[..., 0], each[..., 1]), each[..., 2])
     level = ink_threshold(dark)
     ink = ((dark >= level) * 255).astype(np.uint8)
     # the long strokes of this very mask: what `without_lines` would take out of it again
@@ -325,8 +332,10 @@ def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE, reach
     (x0, y0, x1, y1 in the square)."""
     # lines seen at the faint threshold (the edge of a blurred grid line, a fold, a pen
     # stroke across the page) are not part of a digit
-    faint = without_lines(((dark >= FAINT * strength) * 255).astype(np.uint8), lines)
+    faint = None  # made at the first digit: most cells a colour look visits hold none
     for i, blob in digit_blobs(ink, inner, skip=~look, reach=reach).items():
+        if faint is None:
+            faint = without_lines(((dark >= FAINT * strength) * 255).astype(np.uint8), lines)
         x0, y0, x1, y1 = inner[i]
         digit = grow(blob, faint[y0:y1, x0:x1])
         image, contrast = normalise(dark[y0:y1, x0:x1], digit, FAINT * strength, size=size)

@@ -80,8 +80,8 @@ def ink_colours(
 ) -> np.ndarray:
     """(N, 3) float32 a* and b* (0 = neutral grey) and darkness (`DARKNESS_UNITS`) of the
     ink in each of N boxes (x0, y0, x1, y1 in the warped grid, as `Cells.ink_boxes`; all
-    zero where a cell has none), NaN where there is no ink. The colour grid is converted
-    once however many sets of boxes are asked at once (the cut's and the pen's, stacked).
+    zero where a cell has none), NaN where there is no ink. Only the boxes' pixels are
+    converted to Lab.
 
     The ink is the cell's isolated blob, its pixels at least 0.6 of
     the darkest one's darkness against the brightest paper in the blob's box, weighted by
@@ -96,7 +96,6 @@ def ink_colours(
     if warped_bgr.ndim != 3:
         return out
     gray = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2GRAY)
-    lab = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2LAB)
     by_colour = np.zeros(len(boxes), bool) if by_colour is None else np.asarray(by_colour, bool)
     width = paper_width(warped_bgr)
     for i, (x0, y0, x1, y1) in enumerate(boxes):
@@ -113,7 +112,10 @@ def ink_colours(
         if dark.max() <= 0.05 or core.sum() < 4:
             continue
         weight = dark[core]
-        ab = lab[y0:y1, x0:x1, 1:][core].astype(np.float32) - 128.0
+        # Lab of the box alone (pixel by pixel, as of the whole grid): a third of the time
+        # went to converting the whole grid for the few boxes that hold ink
+        lab = cv2.cvtColor(warped_bgr[y0:y1, x0:x1], cv2.COLOR_BGR2LAB)
+        ab = lab[..., 1:][core].astype(np.float32) - 128.0
         out[i, :HUE] = (ab * weight[:, None]).sum(axis=0) / weight.sum()
         out[i, HUE] = DARKNESS_UNITS * float(weight.mean())
     return out
@@ -182,6 +184,19 @@ def pen_ink(kinds, colours, found, found_colours) -> np.ndarray:
     near = (np.abs(x - pen_centre) <= PEN_SPREADS * pen_spread).all(axis=1)
     out[cells[(odds >= np.log(PEN_ODDS)) & near]] = True
     return out
+
+
+def may_show_a_pen(kinds: np.ndarray) -> bool:
+    """Whether the page has enough cells read surely as a hand's (`SURE`, `FEW`) to learn
+    a pen's ink from: without them `page_inks` finds none, so `kinds_by_colour` and
+    `pen_ink` change nothing, and no cell's colour need be measured.
+
+    >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
+    >>> kinds[:3], kinds[:3, 14] = 0, 1.0                     # three sure written 5s
+    >>> may_show_a_pen(kinds), may_show_a_pen(kinds[1:])
+    (True, False)
+    """
+    return int((np.asarray(kinds)[:, 10:19].sum(axis=1) >= SURE).sum()) >= FEW
 
 
 def page_inks(kinds: np.ndarray, colours: np.ndarray) -> list[tuple] | None:

@@ -15,7 +15,8 @@ The network sees three 32 x 32 channels per cell (`cell_channels`):
 
 It is a small convolutional network trained by `python -m api.train_cells` (PyTorch, an
 optional extra) and shipped as ONNX (`vision/models/cells.onnx`), run here by ONNX
-Runtime: one batched call for the 81 cells, no torch at run time. A second network
+Runtime: one batched call for the cells that show any ink (`blank_cells` are never asked),
+no torch at run time. A second network
 beside it (`cells.hand.onnx`, `written_digits`) re-reads which digit was written in the
 cells that may hold hand-writing, again in one call.
 
@@ -53,13 +54,32 @@ CHANNELS = 3
 # Wicht photos with every cell right 94 -> 99 of 159, written digits misread 60 -> 56;
 # about 1.3 ms more a photo. The two sizes were the first tried; adding 0.8 read worse.
 HAND_SIZES = (0.9, 1.1)
+# A cell whose middle (its 32 x 32 darkness less a border of 4) nowhere reaches this share
+# of the photo's strong ink holds nothing the cell model could call a mark, so it is not
+# asked: it gets `BLANK_KINDS`. On 120 photos (every 4th Wicht print and hand-filled one,
+# every 2nd Kubiesa one, read by the shipped model) no cell below it was read as anything
+# but empty (P(empty) >= 0.88) and none held a digit blob; it spares the model 28% of all
+# their cells, most blanks of a printed puzzle.
+BLANK_INK = 0.12
+# what the cell model says, on average, of those cells (the same 120 photos)
+BLANK_KINDS = np.array(
+    [0.98424, 0.00047, 0.00088, 0.00097, 0.00065, 0.00063, 0.00063, 0.00055, 0.00083, 0.00087]
+    + [0.00054, 0.00042, 0.00077, 0.00046, 0.00053, 0.00116, 0.00052, 0.00111, 0.00046, 0.0033],
+    np.float32,
+)
+BLANK_KINDS /= BLANK_KINDS.sum()
 # class index: 0 empty, 1..9 printed digit, 10..18 written digit, 19 candidates
 EMPTY, CANDIDATES = 0, 19
+# A page the cell model reads with no cell this much a hand's (written digit or candidates)
+# is read as print alone (`print_only`): the hand reader's further looks are spared. On 40
+# printed Wicht photos the most hand-like cell of 37 stood below it (most below 0.1); every
+# hand-filled page had a cell at 0.99 or more.
+PRINT_ONLY_HAND = 0.5
 CLASSES = ("empty",) + tuple(f"printed {d}" for d in range(1, 10))
 CLASSES += tuple(f"written {d}" for d in range(1, 10)) + ("candidates",)
 
 
-def cell_channels(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
+def cell_channels(warped_bgr: np.ndarray, cells: Cells, blank_colour: bool = True) -> np.ndarray:
     """(81, 3, 32, 32) float32 network input for the 81 cells of a warped grid.
 
     Parameters
@@ -68,6 +88,9 @@ def cell_channels(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
         The warped grid in colour (gray is accepted and has no colour channel).
     cells : vision.cells.Cells
         The cut cells of the same warped grid.
+    blank_colour : bool
+        False leaves the colour channel empty in the cells `blank_cells` finds (which never
+        reach the model): a resize a cell spared.
 
     Returns
     -------
@@ -79,18 +102,27 @@ def cell_channels(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
         gray = cv2.cvtColor(warped_bgr, cv2.COLOR_BGR2GRAY)
         # per-pixel max and min of three channels element-wise: numpy's reduction over a
         # last axis of 3 took 10 ms a call here, this well under one
-        b, g, r = (c.astype(np.float32) for c in cv2.split(warped_bgr))
-        high, low = cv2.max(cv2.max(b, g), r), cv2.min(cv2.min(b, g), r)
-        chroma = (high - low) / (high + 16.0)
+        # (the largest and smallest channel taken on the bytes, then made floats: the same)
+        b, g, r = cv2.split(warped_bgr)
+        high = cv2.max(cv2.max(b, g), r).astype(np.float32)
+        low = cv2.min(cv2.min(b, g), r).astype(np.float32)
+        chroma = high - low
+        high += 16.0
+        chroma /= high
     dark = darkness(gray)
     strong = max(float(np.percentile(dark[::3, ::3], 99.0)), 0.1)
-    dark = np.clip(dark / strong, 0.0, 1.0)
+    dark /= strong  # darkness is never negative: only the ceiling of [0, 1] to set
+    np.minimum(dark, 1.0, out=dark)
     out = np.zeros((81, CHANNELS, SIDE, SIDE), np.float32)
-    for i, (x0, y0, x1, y1) in enumerate(cells.boxes):
-        if x1 - x0 < 4 or y1 - y0 < 4:
-            continue
-        size = (SIDE, SIDE)
-        out[i, 0] = cv2.resize(dark[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
+    size, usable = (SIDE, SIDE), np.zeros(81, bool)
+    boxes = cells.boxes.tolist()
+    for i, (x0, y0, x1, y1) in enumerate(boxes):
+        if x1 - x0 >= 4 and y1 - y0 >= 4:
+            usable[i] = True
+            out[i, 0] = cv2.resize(dark[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
+    coloured = usable if blank_colour else usable & ~blank_cells(out)
+    for i in np.flatnonzero(coloured).tolist():
+        x0, y0, x1, y1 = boxes[i]
         out[i, 1] = cv2.resize(chroma[y0:y1, x0:x1], size, interpolation=cv2.INTER_AREA)
     digit = cells.images.astype(np.float32) / 255.0
     pad = (SIDE - digit.shape[1]) // 2
@@ -100,18 +132,77 @@ def cell_channels(warped_bgr: np.ndarray, cells: Cells) -> np.ndarray:
     return out
 
 
+def print_only(kinds: np.ndarray) -> bool:
+    """Whether the cell model reads a page as print alone, so that the hand reader's further
+    looks (the hand model, ink colours, typeface) cannot change what the puzzle reads.
+
+    They only move a cell's mass between print and hand, keeping its sum and each kind's
+    digit shares (`weigh_print_against_hand`), or share out the written mass among 1-9
+    (`written_digits`); the colour and "unlike the print" looks need sure hand-writing
+    (0.9) to act at all. So on a page where no cell holds `PRINT_ONLY_HAND` of a hand, every
+    cell that is more a digit than not is more print than hand, and no other cell is more
+    written than empty, the puzzle's probabilities (`printed_probabilities`) come out the
+    same whether they are run or not, and so does which cells hold entries (none).
+
+    >>> kinds = np.zeros((81, 20), np.float32); kinds[:, 0] = 1
+    >>> kinds[0], kinds[0, 3], kinds[0, 12] = 0, 0.9, 0.1    # a printed 3
+    >>> print_only(kinds)
+    True
+    >>> kinds[1], kinds[1, 15] = 0, 1.0                       # a hand's 6
+    >>> print_only(kinds)
+    False
+    """
+    printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
+    hand = np.maximum(written, kinds[:, CANDIDATES])
+    digit = printed + written
+    other = printed <= 0.5
+    return bool(
+        (hand < PRINT_ONLY_HAND).all()
+        and (printed[digit > 0.5] > 0.5).all()
+        and (written[other] < kinds[other, EMPTY]).all()
+    )
+
+
+def blank_cells(channels: np.ndarray) -> np.ndarray:
+    """(N,) bool: the cells whose middle shows no ink (`BLANK_INK`), which the model is not
+    asked about."""
+    return channels[:, 0, 4:-4, 4:-4].max(axis=(1, 2)) < BLANK_INK
+
+
 @functools.lru_cache(maxsize=4)
 def _network(path: Path):
-    """An ONNX Runtime session on one thread. Measured here for the 81 cells: 2.4 ms, where
-    OpenCV's DNN module took 16 ms (one thread each); one thread, because a batch runs one
-    photo per core already."""
+    """An ONNX Runtime session, made once per process (per model file) and kept.
+
+    One thread, run sequentially: a batch runs one photo per core already, and a grid's
+    cells are too few to gain from more (OpenCV's DNN module took 16 ms for the 81 cells
+    where this takes 2.4). The graph optimised fully (ONNX Runtime's default, set here on
+    purpose: the NCHWc layout and fused convolutions): 50 cells took 2.4 ms with it against
+    6 to 10 ms at the basic or extended level, 2.8 against 11 to 14 for the hand model (best
+    of 100 calls, one thread). A spinning thread pool would only burn a shared core.
+    Tried and dropped: int8 weights (`quantize_dynamic`), 67 times slower here (ConvInteger
+    has no fast kernel on this CPU) and 0.1% of 4,860 real cells read as another class.
+    """
     import onnxruntime
 
     if not path.is_file():
         raise FileNotFoundError(f"model {path} is missing: run `python -m api.train_cells`")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
+    options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL
+    options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def warm_up(path: Path | None = None) -> None:
+    """Make the cell and hand model sessions and run each once, so that the first photo
+    does not pay for it (about a second at start-up otherwise)."""
+    cell = path or model_path()
+    if not cell.is_file():
+        return
+    run_network(cell, np.zeros((1, CHANNELS, SIDE, SIDE), np.float32))
+    if hand_model_path(cell).is_file():
+        run_network(hand_model_path(cell), np.zeros((1, 1, 28, 28), np.float32))
 
 
 def model_path() -> Path:
@@ -196,7 +287,11 @@ def turned_channels(channels: np.ndarray, k: int) -> np.ndarray:
 
 
 def upright_kinds(
-    warped_bgr: np.ndarray, cells: Cells, turns=range(4), path: Path | None = None
+    warped_bgr: np.ndarray,
+    cells: Cells,
+    turns=range(4),
+    path: Path | None = None,
+    spare_print: bool = True,
 ) -> tuple[int, np.ndarray]:
     """The quarter turn k (of `turns`) in which the grid stands upright, and the cells'
     kinds so turned.
@@ -209,6 +304,8 @@ def upright_kinds(
     turn and the half turn from it, and the cell model, which has learnt print, pen and
     pencil upright, picks the one in which it is surest of all 81 cells. The first turn
     alone is read when the model is sure of it (`UPRIGHT_SURE`): one call of 81 cells.
+    With `spare_print`, a page read as print alone (`print_only`) is not shown to the hand
+    model: its written digits are the cell model's.
 
     Returns
     -------
@@ -218,18 +315,41 @@ def upright_kinds(
         Class probabilities of the turned cells.
     """
     turns = [k % 4 for k in turns]
-    channels = cell_channels(warped_bgr, cells)
+    channels = cell_channels(warped_bgr, cells, blank_colour=False)
+    blank = blank_cells(channels) & ~cells.blobs  # a digit's blob is always asked about
     turned = [turned_channels(channels, k) for k in turns]
-    probs = [classify_cells(turned[0], path)]
+    probs = classify_inked(turned[:1], [turned_blank(blank, turns[0])], path)
     if surety(probs[0]) < UPRIGHT_SURE and len(turns) > 1:
-        probs += list(
-            classify_cells(np.concatenate(turned[1:]), path).reshape(-1, 81, len(CLASSES))
-        )
+        # the other turns' blank cells are the same cells, in other places
+        others = [turned_blank(blank, k) for k in turns[1:]]
+        probs += classify_inked(turned[1:], others, path)
     best = int(np.argmax([surety(p) for p in probs]))
+    if spare_print and print_only(probs[best]):
+        return turns[best], probs[best]
     pen = None
     if cells.pen is not None:  # the colour look's digits, turned as the channels are
         pen = turned_channels(cells.pen.images[:, None] / np.float32(255), turns[best])[:, 0]
     return turns[best], written_digits(probs[best], turned[best], path, pen)
+
+
+def turned_blank(blank: np.ndarray, k: int) -> np.ndarray:
+    """The (81,) blank mask of the grid turned k quarter turns, like `turned_channels`."""
+    return blank[np.rot90(np.arange(81).reshape(9, 9), k).ravel()]
+
+
+def classify_inked(
+    grids: list[np.ndarray], blanks: list[np.ndarray], path: Path | None = None
+) -> list[np.ndarray]:
+    """(81, 20) class probabilities for each grid's channels (81, 3, 32, 32): the cells that
+    are not blank (`blank_cells`) of all of them in one network call, the blank ones
+    `BLANK_KINDS`."""
+    out = [np.tile(BLANK_KINDS, (81, 1)) for _ in grids]
+    inked = np.concatenate([g[~b] for g, b in zip(grids, blanks, strict=True)])
+    if len(inked):
+        read = np.split(classify_cells(inked, path), np.cumsum([(~b).sum() for b in blanks]))
+        for probs, blank, part in zip(out, blanks, read, strict=False):
+            probs[~blank] = part
+    return out
 
 
 def surety(probs: np.ndarray) -> float:

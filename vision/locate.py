@@ -33,6 +33,7 @@ from vision.mesh import cell_homographies, grid_mesh, warp_mesh
 LOCATE_SIDE = 800  # longest side of the copy the grid is searched in
 CHECK_CELL = 20  # pixels per cell in the square a candidate is verified in
 MIN_SCORE = 0.30  # below this no candidate looks like a sudoku grid
+MAX_SCORE = 0.9  # no grid scores more (`line_evidence` caps its lines there)
 GOOD_SCORE = 0.55  # above this, stop looking
 BENT_TRIES = 3  # larger candidates whose lines are traced as curves
 STRAIGHT_ENOUGH = 0.85  # a grid scoring this with straight lines is not traced as curves
@@ -91,8 +92,13 @@ def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
     if best.mesh is not None:  # a bent grid: its corners are the mesh's, no straight fit
         mesh = (best.mesh + 0.5) / scale - 0.5
         return Located(corners.astype(np.float32), best.score, mesh)
-    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
-    corners = refine_corners(gray, corners)
+    if scale == 1.0:  # searched at full size: the small copy is the grey image, and the
+        gray = small  # candidate's score already that of these corners
+        known = best.score if np.array_equal(corners, best.corners) else None
+    else:
+        gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        known = None
+    corners = refine_corners(gray, corners, known)
     return Located(corners.astype(np.float32), best.score)
 
 
@@ -110,7 +116,14 @@ def best_candidate(gray: np.ndarray) -> Located | None:
     best: Located | None = None
     candidates = []
     for binary in binarisations(gray):
-        for quad in deduplicate(contour_quads(binary, min_area), tolerance, seen):
+        fresh = deduplicate(contour_quads(binary, min_area), tolerance, seen)
+        for quad in sorted(fresh, key=lambda q: -quad_area(q)):  # largest first: see below
+            if best is not None and MAX_SCORE + 0.1 * np.log(quad_area(quad)) < rank(best):
+                # too small to outrank the best even as a perfect grid (a box, a cell, the
+                # small solution grid): its score would change nothing, so it is not taken
+                # (about 0.6 ms each); `bent_grid` and `grown_grid` look only at larger ones
+                candidates.append(Located(quad, 0.0))
+                continue
             candidate = Located(quad, grid_score(gray, quad))
             candidates.append(candidate)
             if candidate.score >= MIN_SCORE and (best is None or rank(candidate) > rank(best)):
@@ -426,7 +439,7 @@ REFINE_CELL = 24  # pixels per cell in the square the corners are first refined 
 FINE_CELL = 64  # ... and then, for a large grid, refined again in
 
 
-def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
+def refine_corners(gray: np.ndarray, corners: np.ndarray, score: float | None = None) -> np.ndarray:
     """Corners moved onto the grid's outer lines, measured on the full-resolution image.
 
     The candidate's corners come from a hull on a small copy: a pixel off there is several
@@ -440,9 +453,11 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray) -> np.ndarray:
     that moves the corners to the border's outer edge, so a 12 MP grid is placed to a pixel
     or two rather than to a tenth of a cell. A coarse pass that costs the grid more than
     `REFINE_LOSS` of its score has fitted its combs to something else, and the corners stay.
+    `score`, when known, is `grid_score(gray, corners)`.
     """
     coarse = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08, step=0.5)
-    if grid_score(gray, coarse) < (1 - REFINE_LOSS) * grid_score(gray, corners):
+    score = grid_score(gray, corners) if score is None else score
+    if grid_score(gray, coarse) < (1 - REFINE_LOSS) * score:
         return corners  # the combs fitted something else than the grid's lines
     cell = int(np.clip(grid_side(coarse) / 18, REFINE_CELL, FINE_CELL))  # 1 px: 2 photo px
     return fit_outer_lines(gray, coarse, cell, reach=1.5 / REFINE_CELL, stretch=0.01, outer=True)

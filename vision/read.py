@@ -26,9 +26,9 @@ import cv2
 import numpy as np
 
 from vision.cells import Cells, cut_cells, with_coloured_ink
-from vision.inkcolour import ink_colours, kinds_by_colour, pen_ink
+from vision.inkcolour import ink_colours, kinds_by_colour, may_show_a_pen, pen_ink
 from vision.kinds import model_path as cell_model_path
-from vision.kinds import printed_probabilities, upright_kinds
+from vision.kinds import print_only, printed_probabilities, upright_kinds
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
@@ -241,6 +241,7 @@ def read_located(
     # print, pen and pencil told apart on the colour grid; the cell model also says which
     # way up the grid stands (the digit classifier alone is fooled by hand-writing)
     color = kinds = None
+    plain = False
     k = upright_turns(cells)
     if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
         if mesh is None:
@@ -249,29 +250,20 @@ def read_located(
             color = warp_mesh(image, cell_homographies(mesh, side), side)
         cells = with_coloured_ink(color, cells)  # pen the grey threshold missed
         k, kinds = upright_kinds(color, cells, turns=(k, k + 2))
-        # turned cells' boxes stay in the unturned colour grid's coordinates
-        turned = cells.rotated(k)
-        boxes = np.concatenate([turned.ink_boxes, turned.pen.ink_boxes])
-        by_colour = np.repeat([False, True], 81)  # the pen's boxes: ink found in colour
-        colours, pen_colours = np.split(ink_colours(color, boxes, by_colour), 2)
-        kinds = weighed_by_page(kinds, colours, turned.images)
-        # digits found in colour alone, in the page's pen: read again with them in view
-        joining = pen_ink(kinds, colours, turned.pen.ink, pen_colours)
-        if joining.any():
-            cells = cells.with_pen(np.rot90(np.arange(81).reshape(9, 9), k).ravel()[joining])
-            _, kinds = upright_kinds(color, cells, turns=(k,))
-            colours = np.where(joining[:, None], pen_colours, colours)
-            kinds = weighed_by_page(kinds, colours, cells.rotated(k).images)
+        plain = print_only(kinds)  # print alone: the hand's looks could change nothing
+        if not plain:
+            cells, kinds = weighed_by_page(color, cells, k, kinds)
         color = np.ascontiguousarray(np.rot90(color, k))
     cells = cells.rotated(k)
     corners, homography = turn(corners, homography, side, k)
     if mesh is not None:
         mesh = np.rot90(mesh, k).copy()  # the crossings turned as the cells are
     probabilities = recognise(cells, engine)
-    print_only = None
+    print_reading = None
     if kinds is not None:  # the cell model says whether print, the engines which digit
-        kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
-        print_only = calibrated(probabilities, engine) if calibrate else probabilities
+        if not plain:
+            kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
+        print_reading = calibrated(probabilities, engine) if calibrate else probabilities
         probabilities = printed_probabilities(kinds, probabilities, cells.ink)
     if calibrate:
         probabilities = calibrated(probabilities, engine)
@@ -292,20 +284,62 @@ def read_located(
         kinds=kinds,
         warped=color,
         cells=cells,
-        print_probabilities=None if print_only is None else print_only.astype(np.float32),
+        print_probabilities=None if print_reading is None else print_reading.astype(np.float32),
         mesh=mesh,
         cell_homographies=None if mesh is None else cell_homographies(mesh, side),
     )
 
 
-def weighed_by_page(kinds: np.ndarray, colours: np.ndarray, images: np.ndarray) -> np.ndarray:
-    """The cell model's kinds corrected by what the whole page says: its print has one ink
-    and its entries their pen's (`vision.inkcolour`, the cells' ink `colours`), and a press
-    repeats its glyphs, so a digit unlike the page's print of it is a hand's
-    (`vision.typeface`, the cells' digit `images`)."""
-    return kinds_unlike_the_print(
-        kinds_by_typeface(kinds_by_colour(kinds, colours), images), images
-    )
+def warm_up() -> None:
+    """Load now what the first photo would otherwise wait for: the digit model and its
+    calibration, the cell and hand model sessions (`vision.kinds.warm_up`), the image
+    decoders' plug-ins and OpenCV's colour tables. Measured here: the first photo after
+    start-up 1.0 s with them left to it, against 0.35 s for the next."""
+    from PIL import Image
+
+    from vision import kinds
+    from vision.recognise import calibrations, load_model
+    from vision.render import default_font
+
+    Image.init()
+    cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)
+    load_model()
+    calibrations()
+    kinds.warm_up()
+    default_font()
+
+
+def weighed_by_page(
+    color: np.ndarray, cells: Cells, k: int, kinds: np.ndarray
+) -> tuple[Cells, np.ndarray]:
+    """The cells and the cell model's kinds (of the cells turned `k` quarter turns)
+    corrected by what the whole page says: its print has one ink and its entries their
+    pen's (`vision.inkcolour`), and a press repeats its glyphs, so a digit unlike the page's
+    print of it is a hand's (`vision.typeface`). Digits found in colour alone in the page's
+    pen join the cells, which are read again with them in view. Colour is measured only on
+    a page with surely written cells to learn a pen from (`may_show_a_pen`)."""
+    turned = cells.rotated(k)
+    if not may_show_a_pen(kinds):
+        return cells, by_typeface(kinds, turned.images)
+    # turned cells' boxes stay in the unturned colour grid's coordinates
+    boxes = np.concatenate([turned.ink_boxes, turned.pen.ink_boxes])
+    by_colour = np.repeat([False, True], 81)  # the pen's boxes: ink found in colour
+    colours, pen_colours = np.split(ink_colours(color, boxes, by_colour), 2)
+    kinds = by_typeface(kinds_by_colour(kinds, colours), turned.images)
+    # digits found in colour alone, in the page's pen: read again with them in view
+    joining = pen_ink(kinds, colours, turned.pen.ink, pen_colours)
+    if joining.any():
+        cells = cells.with_pen(np.rot90(np.arange(81).reshape(9, 9), k).ravel()[joining])
+        _, kinds = upright_kinds(color, cells, turns=(k,), spare_print=False)
+        colours = np.where(joining[:, None], pen_colours, colours)
+        kinds = by_typeface(kinds_by_colour(kinds, colours), cells.rotated(k).images)
+    return cells, kinds
+
+
+def by_typeface(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
+    """The kinds weighed by the page's typeface: a digit with a twin is print, and a doubtful
+    one unlike the page's sure print of it a hand's (`vision.typeface`)."""
+    return kinds_unlike_the_print(kinds_by_typeface(kinds, images), images)
 
 
 def ink_boxes(cells: Cells, side: int, k: int) -> np.ndarray:

@@ -554,6 +554,14 @@ class Page:
     def __init__(self, out: np.ndarray, homography_at):
         self.out = out
         self.homography_at = homography_at
+        self._inverses: dict[bytes, np.ndarray] = {}  # one homography serves a flat page
+
+    def inverse(self, homography: np.ndarray) -> np.ndarray:
+        """square -> photo for a photo -> square homography, each inverted once."""
+        key = homography.tobytes()
+        if key not in self._inverses:
+            self._inverses[key] = np.linalg.inv(homography)
+        return self._inverses[key]
 
     def stamp(self, shape, at, scale: float, colour) -> None:
         """Warp `shape` (alpha patch drawn at `scale` patch pixels per square pixel, and its
@@ -566,7 +574,7 @@ class Page:
         )
         homography = np.asarray(self.homography_at(at), np.float64)
         box = np.array([[[-0.5, -0.5], [pw - 0.5, -0.5], [pw - 0.5, ph - 0.5], [-0.5, ph - 0.5]]])
-        quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, np.linalg.inv(homography))[0]
+        quad = cv2.perspectiveTransform((box - [px, py]) / scale + at, self.inverse(homography))[0]
         height, width = self.out.shape[:2]
         x0, y0 = np.maximum(np.floor(quad.min(0)).astype(int) - 1, 0)
         x1, y1 = np.minimum(np.ceil(quad.max(0)).astype(int) + 2, [width, height])
@@ -580,7 +588,9 @@ class Page:
         weight = alpha.astype(np.float32) * np.float32(1 / 255)
         roi = self.out[y0:y1, x0:x1]
         solid = np.empty_like(roi)
-        solid[:] = colour
+        # cast once (as the fill would cast each pixel): filling from floats took as long
+        # as the blend itself on a 12 MP photo's digits
+        solid[:] = np.asarray(colour, np.float64).astype(roi.dtype)
         roi[:] = cv2.blendLinear(roi, solid, 1 - weight, weight)  # exact where weight is 0
 
 

@@ -28,6 +28,8 @@ sure hand somewhere, and that looks like none of them, is most likely a hand's 7
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -93,13 +95,26 @@ def twin_likeness(images: np.ndarray, digits: np.ndarray | None = None) -> np.nd
 def glyphs(images: np.ndarray) -> np.ndarray:
     """(N, S*S) the digit images' main strokes (`main_strokes`), softened (so a pixel's
     shift costs little) and scaled to zero mean and unit length: the dot product of two
-    rows is their likeness."""
-    soft = np.stack(
-        [cv2.GaussianBlur(main_strokes(im).astype(np.float32), (5, 5), 1.0) for im in images]
-    )
-    flat = soft.reshape(len(images), -1)
+    rows is their likeness.
+
+    Each image's row is kept (`glyph`): a photo's digits are compared three times over
+    (`kinds_by_typeface`, `kinds_unlike_the_print`, `kinds_without_a_hand`), and each
+    glyph costs a component search."""
+    images = np.asarray(images)
+    if not len(images):
+        return np.zeros((0, int(np.prod(images.shape[1:]))), np.float32)
+    return np.stack([glyph(im.tobytes(), im.shape) for im in images])
+
+
+@functools.lru_cache(maxsize=256)
+def glyph(image: bytes, shape: tuple[int, int]) -> np.ndarray:
+    """One row of `glyphs`, for the image's bytes (read-only: it is shared)."""
+    im = np.frombuffer(image, np.uint8).reshape(shape)
+    flat = cv2.GaussianBlur(main_strokes(im).astype(np.float32), (5, 5), 1.0).reshape(1, -1)
     flat -= flat.mean(axis=1, keepdims=True)
     flat /= np.maximum(np.linalg.norm(flat, axis=1, keepdims=True), 1e-6)
+    flat = flat[0]
+    flat.flags.writeable = False
     return flat
 
 
