@@ -21,6 +21,8 @@ unknown (in between, or outside the frame), from a small warp of 144 pixels a si
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import cv2
 import numpy as np
 
@@ -34,6 +36,7 @@ from vision.locate import (
     grid_side,
     square_homography,
 )
+from vision.occlusion import OUTSIDE, PAPER_CELL, PAPER_MARGIN, PAPER_SIDE, SAME, cell_states
 
 SIGNATURE_CELL = 16  # pixels per cell of the warp the signature is taken from
 INK, EMPTY, UNKNOWN = 1, 0, -1
@@ -206,3 +209,136 @@ def best_turn(
         if best is None or key < best[0]:
             best = (key, k, differ, known)
     return best[1], best[2], best[3]
+
+
+# --- following the paper once the grid is known -------------------------------------------
+# A hand over the grid hides some of its lines, and a comb fit then snaps to the wrong ones
+# or fails. Once a grid is read its paper is kept (the frame warped to a square, see
+# vision.occlusion) and each frame is matched to it instead: the frame is warped through the
+# predicted corners, points of the paper (the corners of lines and digits) are followed into
+# that warp with pyramidal Lucas-Kanade optical flow, a homography is fitted to them with
+# MAGSAC (a robust RANSAC), and what it says is checked cell by cell against the paper. A hand over a third of
+# the grid leaves two thirds of the points, so the fit is as good as without it; the cells
+# that differ from the paper are those the hand covers.
+
+FEATURES = 160  # points of the paper followed
+LK_WINDOW = (15, 15)
+LK_LEVELS = 3  # pyramid levels: up to about 8 * 7 pixels of the square between frames
+LK_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03)
+RANSAC_PIXELS = 1.5  # reprojection error of an inlier, in pixels of the square
+MIN_INLIERS = 20
+MIN_SAME = 18  # cells that must look as the paper did for the fit to count
+SAME_SHARE = 0.45  # ... and this share of the cells in view
+SETTLED = 2.0  # pixels of the square: a correction this small needs no second pass
+
+
+@dataclass(frozen=True)
+class Followed:
+    """The known grid found again: corners (4, 2) upright in the frame; states (9, 9) of its
+    cells against the paper (vision.occlusion); inliers: points that agreed."""
+
+    corners: np.ndarray
+    states: np.ndarray
+    inliers: int
+
+
+def paper_view(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The frame warped to the paper's square through ``corners``, and which of its pixels
+    came from inside the frame.
+
+    >>> view, valid = paper_view(np.full((300, 300), 99, np.uint8),
+    ...                          np.float32([[50, 50], [250, 50], [250, 250], [50, 250]]))
+    >>> view.shape, bool(valid.all())
+    ((220, 220), True)
+    """
+    side = PAPER_SIDE
+    homography = square_homography(corners, 9 * PAPER_CELL, PAPER_MARGIN)
+    view = cv2.warpPerspective(
+        gray, homography, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+    )
+    inside = np.full(gray.shape[:2], 255, np.uint8)
+    valid = cv2.warpPerspective(
+        inside, homography, (side, side), flags=cv2.INTER_NEAREST, borderValue=0
+    )
+    return view, valid > 0
+
+
+def paper_points(paper: np.ndarray) -> np.ndarray:
+    """(N, 1, 2) float32 corners of ink on the paper worth following."""
+    points = cv2.goodFeaturesToTrack(paper, FEATURES, 0.01, 7, blockSize=5)
+    return np.zeros((0, 1, 2), np.float32) if points is None else points.astype(np.float32)
+
+
+def follow_paper(
+    gray: np.ndarray, corners: np.ndarray, paper: np.ndarray, points: np.ndarray | None = None
+) -> Followed | None:
+    """The known grid near ``corners`` (predicted, upright), matched to its ``paper``; None
+    when too little of it agrees (lost, or too much of it covered).
+
+    Parameters
+    ----------
+    gray : np.ndarray
+        The frame, gray.
+    corners : np.ndarray
+        (4, 2) where the grid should be, TL, TR, BR, BL as the paper was taken.
+    paper : np.ndarray
+        (PAPER_SIDE, PAPER_SIDE) uint8: the grid's paper (`paper_view` of a frame read).
+    points : np.ndarray, optional
+        The paper's `paper_points`, when already known.
+
+    Returns
+    -------
+    Followed or None
+    """
+    corners = np.asarray(corners, np.float32)
+    if grid_side(corners) < MIN_SIDE or not np.isfinite(corners).all():
+        return None
+    if points is None:
+        points = paper_points(paper)
+    if len(points) < MIN_INLIERS:
+        return None
+    inliers = 0
+    for _ in range(2):
+        view, valid = paper_view(gray, corners)
+        fit = _paper_motion(paper, view, points)
+        if fit is None:
+            return None
+        motion, inliers = fit
+        outline = _grid_outline().reshape(-1, 1, 2)
+        moved = cv2.perspectiveTransform(outline, motion).reshape(4, 2)
+        shift = float(np.abs(moved - outline.reshape(4, 2)).max())
+        back = np.linalg.inv(square_homography(corners, 9 * PAPER_CELL, PAPER_MARGIN))
+        corners = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), back).reshape(4, 2)
+        if shift < SETTLED:
+            break
+    if grid_side(corners) < MIN_SIDE:
+        return None
+    view, valid = paper_view(gray, corners)
+    states = cell_states(view, valid, paper)
+    in_view = int((states != OUTSIDE).sum())
+    same = int((states == SAME).sum())
+    if same < MIN_SAME or same < SAME_SHARE * in_view:
+        return None
+    return Followed(corners.astype(np.float32), states, inliers)
+
+
+def _grid_outline() -> np.ndarray:
+    lo, hi = PAPER_MARGIN, PAPER_MARGIN + 9 * PAPER_CELL
+    return np.float32([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
+
+
+def _paper_motion(paper, view, points) -> tuple[np.ndarray, int] | None:
+    """The homography taking the paper to ``view`` (both squares), from points followed
+    with optical flow and fitted robustly (MAGSAC), and its inliers; None when too few."""
+    ahead, ok, _ = cv2.calcOpticalFlowPyrLK(
+        paper, view, points, None, winSize=LK_WINDOW, maxLevel=LK_LEVELS, criteria=LK_CRITERIA
+    )
+    good = ok.ravel() == 1
+    if good.sum() < MIN_INLIERS:
+        return None
+    motion, mask = cv2.findHomography(
+        points[good], ahead[good], cv2.USAC_MAGSAC, RANSAC_PIXELS, maxIters=500, confidence=0.995
+    )
+    if motion is None or int(mask.sum()) < MIN_INLIERS:
+        return None
+    return motion, int(mask.sum())

@@ -1,0 +1,91 @@
+"""Which cells of a known grid look as the paper did, and which are covered or changed.
+
+Once a grid is read, the live mode keeps its *paper*: the frame warped to a square of
+PAPER_CELL pixels a cell with a margin of one cell (`vision.track.paper_view`). A later frame,
+warped the same way through its own corners, is compared with it cell by cell. A pixel
+differs when, after the frames' brightness is matched, it is darker than the darkest or
+lighter than the lightest paper pixel around it (3x3, so a pixel of misregistration or blur
+is no difference) by more than DIFFERS gray levels. Then each cell is
+
+- SAME: as the paper was (the solution may be drawn into it);
+- CHANGED: a few pixels differ, as when a digit or a pen tip is new there;
+- COVERED: many pixels differ, or the paper itself went darker (a hand, a sleeve, a shadow):
+  nothing may be drawn into it, and its ink says nothing about the puzzle;
+- OUTSIDE: the cell's middle is not in the frame.
+
+>>> paper = np.full((220, 220), 200, np.uint8)
+>>> frame = paper.copy(); frame[20:60, 20:200] = 60  # a dark bar over the first two rows
+>>> states = cell_states(frame, np.ones_like(frame, bool), paper)
+>>> int((states == COVERED).sum()), int((states == SAME).sum())
+(18, 63)
+"""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+
+PAPER_CELL = 20  # pixels per cell of the paper's square
+PAPER_MARGIN = PAPER_CELL  # the paper's square reaches one cell past the grid on each side
+PAPER_SIDE = 9 * PAPER_CELL + 2 * PAPER_MARGIN
+
+SAME, CHANGED, COVERED, OUTSIDE = 0, 1, 2, 3
+DIFFERS = 45  # gray levels past the paper's local range: a pixel that differs
+CHANGED_SHARE = 0.03  # of a cell's pixels differing: the cell changed
+COVERED_SHARE = 0.3  # ... the cell is covered (a digit's ink rarely reaches this share)
+RIM = PAPER_CELL // 4
+PAPER_DARKER = 0.8  # the cell's paper (its lightest pixels) this much darker: covered
+
+
+def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np.ndarray:
+    """(9, 9) int8 SAME, CHANGED, COVERED or OUTSIDE for each cell of ``current`` against
+    ``paper`` (both PAPER_SIDE square gray views; ``valid``: the pixels of ``current`` that
+    came from inside the frame)."""
+    cell, margin = PAPER_CELL, PAPER_MARGIN
+    inside = slice(margin, margin + 9 * cell)
+    level = _paper_level(current[inside, inside], valid[inside, inside])
+    reference = _paper_level(paper[inside, inside], None)
+    gain = reference / max(level, 1.0)
+    matched = np.clip(current.astype(np.float32) * gain, 0, 255)
+    kernel = np.ones((3, 3), np.uint8)
+    low = cv2.erode(paper, kernel).astype(np.float32)
+    high = cv2.dilate(paper, kernel).astype(np.float32)
+    differs = ((matched < low - DIFFERS) | (matched > high + DIFFERS)) & valid
+    # a cell is judged with a rim of a quarter cell around it: the paper's cells may lie a
+    # little off the true ones, and a hand at the edge of a cell is over it
+    near = cv2.dilate(differs.astype(np.uint8), np.ones((2 * RIM + 1,) * 2, np.uint8))
+    share = _per_cell(near[inside, inside].astype(np.float32))
+    seen = _per_cell(valid[inside, inside].astype(np.float32))
+    # the paper under the ink: the lightest pixel around each, averaged over the cell
+    around = np.ones((5, 5), np.uint8)
+    lit = _per_cell(cv2.dilate(matched, around)[inside, inside])
+    lit_paper = _per_cell(cv2.dilate(paper, around)[inside, inside].astype(np.float32))
+    darker = lit < PAPER_DARKER * lit_paper
+    states = np.full((9, 9), SAME, np.int8)
+    states[share > CHANGED_SHARE] = CHANGED
+    states[(share > COVERED_SHARE) | darker] = COVERED
+    states[seen < 0.5] = OUTSIDE
+    return states
+
+
+def _paper_level(view: np.ndarray, valid: np.ndarray | None) -> float:
+    """The brightness of the paper: the 90th percentile (a hand is darker than paper, and
+    covers less than nine tenths of the grid when the grid can be followed at all)."""
+    values = view if valid is None else view[valid]
+    return float(np.percentile(values, 90)) if values.size else 0.0
+
+
+def _per_cell(view: np.ndarray) -> np.ndarray:
+    """The mean of each cell of a (9 * PAPER_CELL) square, (9, 9)."""
+    cell = PAPER_CELL
+    return view.reshape(9, cell, 9, cell).mean(axis=(1, 3))
+
+
+def hidden_cells(states: np.ndarray) -> str:
+    """The cells the solution must not be drawn into, as 81 characters ('1' hidden) in
+    reading order: what the live page is told.
+
+    >>> hidden_cells(np.eye(9, dtype=np.int8))[:11]
+    '10000000001'
+    """
+    return "".join("1" if s != SAME else "0" for s in np.asarray(states).reshape(81))
