@@ -47,7 +47,17 @@ SAME_GRID_MIN_KNOWN = 27
 # it was seen last, so a hand over the whole grid does not make every frame slow.
 LOST_SEARCH = 3
 # Fields of a reading that the client is sent once per grid.
-GRID_FIELDS = ("status", "message", "givens", "solution", "entries", "mistakes", "hint", "mode")
+GRID_FIELDS = (
+    "status",
+    "message",
+    "givens",
+    "solution",
+    "entries",
+    "kinds",
+    "mistakes",
+    "hint",
+    "mode",
+)
 
 
 @dataclass(frozen=True)
