@@ -214,7 +214,7 @@ RECORDER = """(() => {
 
 @pytest.fixture(scope="module")
 def hand_scene(tmp_path_factory):
-    """A phone held upright (a 360x640 camera at 15 frames a second) over a printed puzzle,
+    """A phone held upright (a 720x1280 camera at 15 frames a second) over a printed puzzle,
     moving a little, while a hand (a dark bar two cells wide) crosses the grid."""
     from samples.hand_video import hand_video
 
@@ -222,15 +222,15 @@ def hand_scene(tmp_path_factory):
     video = hand_video(
         page.image,
         page.corners,
-        size=(360, 640),
-        n_frames=60,
+        size=(720, 1280),
+        n_frames=30,
         fps=15,
-        hand=(0.3, 0.8),
+        hand=(0.25, 0.85),
         motion=0.3,
     )
     path = tmp_path_factory.mktemp("camera") / "hand.y4m"
     with open(path, "wb") as out:
-        out.write(b"YUV4MPEG2 W360 H640 F15:1 Ip A1:1 C420jpeg\n")
+        out.write(b"YUV4MPEG2 W720 H1280 F15:1 Ip A1:1 C420jpeg\n")
         for frame in video.frames:
             out.write(b"FRAME\n" + cv2.cvtColor(frame.image, cv2.COLOR_BGR2YUV_I420).tobytes())
     return video, path
@@ -248,12 +248,12 @@ def test_live_mode_keeps_the_solution_under_a_passing_hand(playwright, hand_scen
     page.click("#live-start")
     page.wait_for_function("() => document.body.dataset.liveState === 'known'", timeout=60_000)
     start = page.evaluate("() => window.__live.frames.length")
-    page.wait_for_timeout(6_000)  # one and a half turns of the video: the hand crosses
+    page.wait_for_timeout(5_000)  # two and a half turns of the video: the hand crosses
     seen = page.evaluate("() => window.__live")
     shape = page.eval_on_selector("#live-video", "v => [v.videoWidth, v.videoHeight]")
     browser.close()
 
-    assert shape == [360, 640], "the upright camera's picture was not kept upright"
+    assert shape == [720, 1280], f"the upright camera's 720x1280 came as {shape}"
     frames = seen["frames"][start:]
     assert all(f["size"] == [360, 640] for f in frames)
     # only new pictures are sent: not more answers than the camera's 15 frames a second
