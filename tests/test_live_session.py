@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from api.live import COAST_FRAMES, READ_ALWAYS, READ_ON_CHANGE, FrameAnswer, LiveSession
+from api.live import LOST_SEARCH, READ_ALWAYS, READ_ON_CHANGE, FrameAnswer, LiveSession
 from api.schema import PhotoResultModel
 
 CORNERS = np.float32([[100, 100], [400, 110], [390, 400], [95, 390]])
@@ -14,13 +14,19 @@ GIVENS = "5300700006001950000980000608000600034008030017000200060600002800004190
 OTHER = "0" * 40 + "5" + "0" * 40
 
 
-def read(givens: str = GIVENS, status: str = "solved", shift: float = 0.0) -> FrameAnswer:
-    result = PhotoResultModel(status=status, givens=givens, solution="1" * 81)
-    return FrameAnswer((640, 480), CORNERS + shift, SIGNATURE, True, 0, 81, result)
+PAPER = np.full((220, 220), 200, np.uint8)
 
 
-def followed(shift: float = 0.0, differ: int = 0) -> FrameAnswer:
-    return FrameAnswer((640, 480), CORNERS + shift, SIGNATURE, True, differ, 81)
+def read(givens: str = GIVENS, status: str = "solved", shift: float = 0.0, states=None):
+    result = PhotoResultModel(status=status, givens=givens, solution="1" * 81, message=status)
+    paper = PAPER if status == "solved" else None
+    return FrameAnswer(
+        (640, 480), CORNERS + shift, SIGNATURE, True, 0, 81, result, states=states, paper=paper
+    )
+
+
+def followed(shift: float = 0.0, differ: int = 0, states=None) -> FrameAnswer:
+    return FrameAnswer((640, 480), CORNERS + shift, SIGNATURE, True, differ, 81, states=states)
 
 
 def lost() -> FrameAnswer:
@@ -72,17 +78,43 @@ def test_a_frame_whose_ink_differs_too_much_does_not_show_the_grid():
     assert session.answer(followed(differ=21))[-1]["grid"] is None  # over a quarter
 
 
-def test_motion_predicts_the_next_corners_and_bridges_a_few_lost_frames():
+def test_motion_predicts_the_next_corners_and_a_lost_grid_is_not_shown():
     session = LiveSession()
     session.answer(read())
     session.answer(read(shift=4))
-    assert np.allclose(session.job().corners, CORNERS + 8)  # it kept moving
-    for k in range(COAST_FRAMES):
+    job = session.job()
+    assert np.allclose(job.corners, CORNERS + 8)  # it kept moving
+    assert job.paper is PAPER and job.search  # followed by its paper from now on
+    searched = []
+    for _ in range(2 * LOST_SEARCH):
         message = session.answer(lost())[-1]
-        assert message["coasting"] and message["grid"] == 1
-        assert np.allclose(message["corners"], CORNERS + 4 * (k + 2), atol=0.1)
-    message = session.answer(lost())[-1]
-    assert message["state"] == "searching" and message["corners"] is None
+        assert message["state"] == "lost" and message["corners"] is None  # nothing drawn
+        job = session.job()
+        assert np.allclose(job.corners, CORNERS + 4)  # looked for where it was seen last
+        searched.append(job.search)
+    # the full search (slow) only every LOST_SEARCH-th lost frame
+    assert sum(searched) == 2 and searched[LOST_SEARCH - 1]
+    assert session.answer(followed(shift=5, states=np.zeros((9, 9), np.int8)))[-1]["grid"] == 1
+
+
+def test_hidden_cells_are_sent_and_a_covered_frame_reads_no_error_once_solved():
+    session = LiveSession()
+    assert session.answer(read(status="unreadable"))[-1]["message"] == "unreadable"
+    session.answer(read())
+    session.answer(read())
+    states = np.zeros((9, 9), np.int8)
+    states[4, :2] = 2  # covered
+    message = session.answer(followed(states=states))[-1]
+    assert message["hidden"] == "0" * 36 + "11" + "0" * 43
+    message = session.answer(read(status="unreadable", states=states))[-1]
+    assert message["grid"] == 1 and "message" not in message and "status" not in message
+
+
+def test_an_outline_is_sent_only_for_a_grid_read_whole():
+    session = LiveSession()
+    assert session.answer(followed())[-1]["corners"] is None  # found, never read
+    assert session.answer(read(status="unreadable"))[-1]["corners"] is None
+    assert session.answer(read())[-1]["corners"] is not None  # read, with one solution
 
 
 def test_a_mode_starts_over():

@@ -1,4 +1,5 @@
-"""Tracking a grid through a synthetic video, and its ink signature (vision.track)."""
+"""Tracking a grid through a synthetic video, its ink signature, and following its paper
+under a hand (vision.track, vision.occlusion)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,20 @@ import cv2
 import numpy as np
 import pytest
 
+from samples.hand_video import hand_video
 from samples.synthetic import make_video
 from vision.locate import locate_grid
+from vision.occlusion import SAME
 from vision.track import (
     EMPTY,
     INK,
     UNKNOWN,
     best_turn,
     changes,
+    follow_paper,
     ink_signature,
+    paper_points,
+    paper_view,
     track_grid,
 )
 
@@ -86,3 +92,38 @@ def test_a_full_search_finds_the_grid_of_a_video_frame(video):
         ink_signature(gray(frame), located.corners), ink_signature(gray(frame), frame.corners)
     )
     assert differ == 0
+
+
+@pytest.fixture(scope="module")
+def hand():
+    """A page filmed while a hand (a dark bar two cells wide) crosses its grid."""
+    page = make_video(8, n_frames=1, hand=False, out_of_view=False).frames[0]
+    return hand_video(page.image, page.corners, n_frames=40, hand=(0.2, 0.8), seed=3)
+
+
+def test_the_paper_is_followed_under_a_hand_and_the_covered_cells_are_told(hand):
+    first = hand.frames[0]
+    paper, _ = paper_view(gray(first), first.corners)
+    points = paper_points(paper)
+    corners, previous = first.corners, first.corners
+    covered_seen = 0
+    for frame in hand.frames[1:]:
+        followed = follow_paper(gray(frame), 2 * corners - previous, paper, points)
+        assert followed is not None, "the grid was lost under a bar over a third of it"
+        error = np.linalg.norm(followed.corners - frame.corners, axis=1).max() / frame.cell
+        assert error < 0.1
+        # every cell the bar covers a tenth of is hidden; most others are as the paper was
+        assert (followed.states[frame.covered] != SAME).all()
+        assert (followed.states[~frame.covered] == SAME).mean() > 0.8
+        covered_seen += int(frame.covered.sum())
+        previous, corners = corners, followed.corners
+    assert covered_seen > 100
+
+
+def test_another_puzzle_is_not_taken_for_the_known_paper(video, hand):
+    first = hand.frames[0]
+    paper, _ = paper_view(gray(first), first.corners)
+    other = make_video(9, n_frames=1, hand=False).frames[0]  # another page, another puzzle
+    assert follow_paper(gray(other), other.corners, paper) is None
+    blank = np.full((480, 640), 200, np.uint8)
+    assert follow_paper(blank, first.corners, paper) is None

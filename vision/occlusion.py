@@ -5,7 +5,9 @@ PAPER_CELL pixels a cell with a margin of one cell (`vision.track.paper_view`). 
 warped the same way through its own corners, is compared with it cell by cell. A pixel
 differs when, after the frames' brightness is matched, it is darker than the darkest or
 lighter than the lightest paper pixel around it (3x3, so a pixel of misregistration or blur
-is no difference) by more than DIFFERS gray levels. Then each cell is
+is no difference) by more than DIFFERS gray levels. A cell is judged with a rim of a quarter
+cell around it (the paper's cells may lie a little off the true ones, and a hand at the edge
+of a cell is over it). Then each cell is
 
 - SAME: as the paper was (the solution may be drawn into it);
 - CHANGED: a few pixels differ, as when a digit or a pen tip is new there;
@@ -16,8 +18,8 @@ is no difference) by more than DIFFERS gray levels. Then each cell is
 >>> paper = np.full((220, 220), 200, np.uint8)
 >>> frame = paper.copy(); frame[20:60, 20:200] = 60  # a dark bar over the first two rows
 >>> states = cell_states(frame, np.ones_like(frame, bool), paper)
->>> int((states == COVERED).sum()), int((states == SAME).sum())
-(18, 63)
+>>> int((states == COVERED).sum()), int((states == CHANGED).sum())  # the row beside: its rim
+(18, 9)
 """
 
 from __future__ import annotations
