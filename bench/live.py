@@ -53,6 +53,7 @@ from samples.live_client import answer  # noqa: E402
 from samples.synthetic import make_video  # noqa: E402
 
 FPS = 25.0
+HAND = (0.4, 0.85)  # the share of each video the hand crosses the grid during (1.6 to 3.4 s)
 SIZE = (640, 480)
 
 
@@ -401,9 +402,9 @@ def judge_video(video, records: list[dict]) -> dict:
         drawn &= visible
         covered = np.rot90(frame.covered, k)
         out["covered"] += int((drawn & covered).sum())
-        if left is not None and record["index"] >= left and out["recovery"] is None:
-            if not (solution_cells(grid) & visible & ~drawn).any():
-                out["recovery"] = after_left
+        back = not (solution_cells(grid) & visible & ~drawn).any()
+        if left is not None and record["index"] >= left and out["recovery"] is None and back:
+            out["recovery"] = after_left
         if not drawn.any():
             continue
         error = float(error_at[drawn].max())
@@ -438,7 +439,7 @@ def hand_part(args) -> None:
         return
     videos = []
     for k, (name, photo, outline) in enumerate(chosen):
-        for hand in ((0.3, 0.75), None):
+        for hand in (HAND, None):
             videos.append(
                 hand_video(
                     photo,
@@ -560,7 +561,7 @@ def hand_part(args) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--photos", type=int, default=6, help="../shared photos to film")
-    parser.add_argument("--video-frames", type=int, default=90, help="length of each video")
+    parser.add_argument("--video-frames", type=int, default=120, help="length of each video")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--dump", help="append every answer to this file (JSON lines)")
     parser.add_argument("--transport", action="store_true", help="also the issue 13 part")

@@ -217,19 +217,19 @@ def best_turn(
 # vision.occlusion) and each frame is matched to it instead: the frame is warped through the
 # predicted corners, points of the paper (the corners of lines and digits) are followed into
 # that warp with pyramidal Lucas-Kanade optical flow, a homography is fitted to them with
-# MAGSAC (a robust RANSAC), and what it says is checked cell by cell against the paper. A hand over a third of
+# RANSAC (OpenCV's USAC: RANSAC with local optimisation), and what it says is checked cell by cell against the paper. A hand over a third of
 # the grid leaves two thirds of the points, so the fit is as good as without it; the cells
 # that differ from the paper are those the hand covers.
 
 FEATURES = 160  # points of the paper followed
-LK_WINDOW = (15, 15)
-LK_LEVELS = 3  # pyramid levels: up to about 8 * 7 pixels of the square between frames
-LK_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 20, 0.03)
+LK_WINDOW = (13, 13)
+LK_LEVELS = 3  # pyramid levels: up to about 8 * 6 pixels of the square between frames
+LK_CRITERIA = (cv2.TERM_CRITERIA_EPS | cv2.TERM_CRITERIA_COUNT, 10, 0.05)
 RANSAC_PIXELS = 1.5  # reprojection error of an inlier, in pixels of the square
 MIN_INLIERS = 20
 MIN_SAME = 18  # cells that must look as the paper did for the fit to count
 SAME_SHARE = 0.45  # ... and this share of the cells in view
-SETTLED = 2.0  # pixels of the square: a correction this small needs no second pass
+SETTLED = 4.0  # pixels of the square: a correction this small needs no second pass
 
 
 @dataclass(frozen=True)
@@ -329,7 +329,7 @@ def _grid_outline() -> np.ndarray:
 
 def _paper_motion(paper, view, points) -> tuple[np.ndarray, int] | None:
     """The homography taking the paper to ``view`` (both squares), from points followed
-    with optical flow and fitted robustly (MAGSAC), and its inliers; None when too few."""
+    with optical flow and fitted robustly (USAC's RANSAC), and its inliers; None when too few."""
     ahead, ok, _ = cv2.calcOpticalFlowPyrLK(
         paper, view, points, None, winSize=LK_WINDOW, maxLevel=LK_LEVELS, criteria=LK_CRITERIA
     )
@@ -337,7 +337,7 @@ def _paper_motion(paper, view, points) -> tuple[np.ndarray, int] | None:
     if good.sum() < MIN_INLIERS:
         return None
     motion, mask = cv2.findHomography(
-        points[good], ahead[good], cv2.USAC_MAGSAC, RANSAC_PIXELS, maxIters=500, confidence=0.995
+        points[good], ahead[good], cv2.USAC_DEFAULT, RANSAC_PIXELS, maxIters=500, confidence=0.995
     )
     if motion is None or int(mask.sum()) < MIN_INLIERS:
         return None
