@@ -148,7 +148,7 @@ def frame(data: bytes, job: FrameJob):
 
     lap = time.perf_counter()
     if job.paper is not None:
-        followed, located = find_known(gray, job)
+        followed, located = find_known(image, gray, job)
         if followed is not None:
             timings["locate"] = _ms(lap)
             return known_frame(image, gray, job, followed, size, timings, started)
@@ -189,7 +189,7 @@ def frame(data: bytes, job: FrameJob):
     return replace(answer, timings=timings)
 
 
-def find_known(gray: np.ndarray, job: FrameJob):
+def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
     """(Followed, None) when the known grid's paper is found in the frame; else (None, a
     grid the full search found, if it ran and found one); else (None, None).
 
@@ -198,10 +198,13 @@ def find_known(gray: np.ndarray, job: FrameJob):
     turn its ink matches first: every candidate must agree with the paper to be shown."""
     from vision.errors import NoGridFound
     from vision.locate import locate_grid
+    from vision.occlusion import planes
     from vision.track import best_turn, follow_paper, ink_signature, track_grid
 
+    seen = planes(image) if job.paper.ndim == 3 else gray
+
     def follow(corners):
-        return follow_paper(gray, corners, job.paper, job.points)
+        return follow_paper(seen, corners, job.paper, job.points)
 
     if job.corners is not None:
         followed = follow(job.corners)
@@ -258,6 +261,7 @@ def read_frame(
     paper (and its points) the session keeps for the grid."""
     from api.pipeline import judge_reading
     from vision.locate import Located
+    from vision.occlusion import planes
     from vision.read import read_located
     from vision.track import ink_signature, paper_points, paper_view
 
@@ -272,7 +276,7 @@ def read_frame(
         corners = np.asarray(reading.corners, np.float32)
         signature = ink_signature(gray, corners)
     if solved.solved:
-        paper, _ = paper_view(gray, corners)
+        paper, _ = paper_view(planes(image), corners)  # gray and tint, to tell skin apart
         points = paper_points(paper)
     timings["read"] = _ms(lap)
     return replace(

@@ -10,7 +10,7 @@ import pytest
 from samples.hand_video import hand_video
 from samples.synthetic import make_video
 from vision.locate import locate_grid
-from vision.occlusion import SAME
+from vision.occlusion import SAME, planes
 from vision.track import (
     EMPTY,
     INK,
@@ -101,14 +101,15 @@ def hand():
     return hand_video(page.image, page.corners, n_frames=40, hand=(0.2, 0.8), seed=3)
 
 
-def test_the_paper_is_followed_under_a_hand_and_the_covered_cells_are_told(hand):
+@pytest.mark.parametrize("seen", [gray, lambda frame: planes(frame.image)], ids=["gray", "tint"])
+def test_the_paper_is_followed_under_a_hand_and_the_covered_cells_are_told(hand, seen):
     first = hand.frames[0]
-    paper, _ = paper_view(gray(first), first.corners)
+    paper, _ = paper_view(seen(first), first.corners)
     points = paper_points(paper)
     corners, previous = first.corners, first.corners
     covered_seen = 0
     for frame in hand.frames[1:]:
-        followed = follow_paper(gray(frame), 2 * corners - previous, paper, points)
+        followed = follow_paper(seen(frame), 2 * corners - previous, paper, points)
         assert followed is not None, "the grid was lost under a bar over a third of it"
         error = np.linalg.norm(followed.corners - frame.corners, axis=1).max() / frame.cell
         assert error < 0.1

@@ -5,7 +5,8 @@ PAPER_CELL pixels a cell with a margin of one cell (`vision.track.paper_view`). 
 warped the same way through its own corners, is compared with it cell by cell. A pixel
 differs when, after the frames' brightness is matched, it is darker than the darkest or
 lighter than the lightest paper pixel around it (3x3, so a pixel of misregistration or blur
-is no difference) by more than DIFFERS gray levels. A cell is judged with a rim of a quarter
+is no difference) by more than DIFFERS gray levels, or its tint (red against blue) differs
+so from the paper's by more than TINT_DIFFERS (skin over a dim page). A cell is judged with a rim of a quarter
 cell around it (the paper's cells may lie a little off the true ones, and a hand at the edge
 of a cell is over it). Then each cell is
 
@@ -33,16 +34,39 @@ PAPER_SIDE = 9 * PAPER_CELL + 2 * PAPER_MARGIN
 
 SAME, CHANGED, COVERED, OUTSIDE = 0, 1, 2, 3
 DIFFERS = 45  # gray levels past the paper's local range: a pixel that differs
+TINT_DIFFERS = 12  # tint levels ((red - blue) / 2) past the paper's local range
 CHANGED_SHARE = 0.03  # of a cell's pixels differing: the cell changed
 COVERED_SHARE = 0.3  # ... the cell is covered (a digit's ink rarely reaches this share)
 RIM = PAPER_CELL // 4
 PAPER_DARKER = 0.8  # the cell's paper (its lightest pixels) this much darker: covered
 
 
+def planes(image: np.ndarray) -> np.ndarray:
+    """(H, W, 2) uint8: the gray image and its tint, (red - blue) / 2 + 128, which tells skin
+    (and a red or blue pen) from gray paper where the gray levels alone hardly differ (a hand
+    over a dim page). A gray image is returned as it is.
+
+    >>> skin = np.full((2, 2, 3), (60, 80, 120), np.uint8)  # blue, green, red
+    >>> planes(skin)[0, 0].tolist()
+    [90, 158]
+    """
+    if image.ndim == 2:
+        return image
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    red, blue = image[..., 2].astype(np.int16), image[..., 0].astype(np.int16)
+    tint = np.clip((red - blue) // 2 + 128, 0, 255).astype(np.uint8)
+    return np.dstack([gray, tint])
+
+
 def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np.ndarray:
     """(9, 9) int8 SAME, CHANGED, COVERED or OUTSIDE for each cell of ``current`` against
-    ``paper`` (both PAPER_SIDE square gray views; ``valid``: the pixels of ``current`` that
-    came from inside the frame)."""
+    ``paper`` (both PAPER_SIDE square views, gray or gray and tint (`planes`); ``valid``: the
+    pixels of ``current`` that came from inside the frame)."""
+    tinted = current.ndim == 3 and paper.ndim == 3
+    if current.ndim == 3:
+        current, tint = current[..., 0], current[..., 1]
+    if paper.ndim == 3:
+        paper, paper_tint = paper[..., 0], paper[..., 1]
     cell, margin = PAPER_CELL, PAPER_MARGIN
     inside = slice(margin, margin + 9 * cell)
     level = _paper_level(current[inside, inside], valid[inside, inside])
@@ -52,7 +76,12 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     kernel = np.ones((3, 3), np.uint8)
     low = cv2.erode(paper, kernel).astype(np.float32)
     high = cv2.dilate(paper, kernel).astype(np.float32)
-    differs = ((matched < low - DIFFERS) | (matched > high + DIFFERS)) & valid
+    differs = (matched < low - DIFFERS) | (matched > high + DIFFERS)
+    if tinted:
+        low, high = cv2.erode(paper_tint, kernel), cv2.dilate(paper_tint, kernel)
+        tint = tint.astype(np.int16)
+        differs |= (tint < low.astype(np.int16) - TINT_DIFFERS) | (tint > high + TINT_DIFFERS)
+    differs &= valid
     # a cell is judged with a rim of a quarter cell around it: the paper's cells may lie a
     # little off the true ones, and a hand at the edge of a cell is over it
     near = cv2.dilate(differs.astype(np.uint8), np.ones((2 * RIM + 1,) * 2, np.uint8))

@@ -243,8 +243,8 @@ class Followed:
 
 
 def paper_view(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The frame warped to the paper's square through ``corners``, and which of its pixels
-    came from inside the frame.
+    """The frame (gray, or gray and tint: `vision.occlusion.planes`) warped to the paper's
+    square through ``corners``, and which of its pixels came from inside the frame.
 
     >>> view, valid = paper_view(np.full((300, 300), 99, np.uint8),
     ...                          np.float32([[50, 50], [250, 50], [250, 250], [50, 250]]))
@@ -265,7 +265,7 @@ def paper_view(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.nd
 
 def paper_points(paper: np.ndarray) -> np.ndarray:
     """(N, 1, 2) float32 corners of ink on the paper worth following."""
-    points = cv2.goodFeaturesToTrack(paper, FEATURES, 0.01, 7, blockSize=5)
+    points = cv2.goodFeaturesToTrack(_gray(paper), FEATURES, 0.01, 7, blockSize=5)
     return np.zeros((0, 1, 2), np.float32) if points is None else points.astype(np.float32)
 
 
@@ -278,11 +278,12 @@ def follow_paper(
     Parameters
     ----------
     gray : np.ndarray
-        The frame, gray.
+        The frame, gray, or gray and tint (`vision.occlusion.planes`) to tell skin apart.
     corners : np.ndarray
         (4, 2) where the grid should be, TL, TR, BR, BL as the paper was taken.
     paper : np.ndarray
-        (PAPER_SIDE, PAPER_SIDE) uint8: the grid's paper (`paper_view` of a frame read).
+        (PAPER_SIDE, PAPER_SIDE) uint8, or with a second plane, the tint: the grid's paper
+        (`paper_view` of a frame read, of the same planes as ``gray``).
     points : np.ndarray, optional
         The paper's `paper_points`, when already known.
 
@@ -300,7 +301,7 @@ def follow_paper(
     inliers = 0
     for _ in range(2):
         view, valid = paper_view(gray, corners)
-        fit = _paper_motion(paper, view, points)
+        fit = _paper_motion(_gray(paper), _gray(view), points)
         if fit is None:
             return None
         motion, inliers = fit
@@ -320,6 +321,10 @@ def follow_paper(
     if same < MIN_SAME or same < SAME_SHARE * in_view:
         return None
     return Followed(corners.astype(np.float32), states, inliers)
+
+
+def _gray(view: np.ndarray) -> np.ndarray:
+    return view[..., 0] if view.ndim == 3 else view
 
 
 def _grid_outline() -> np.ndarray:
