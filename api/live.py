@@ -46,6 +46,9 @@ SAME_GRID_MIN_KNOWN = 27
 # frame, starting with the first: the frames between only try to follow the paper from where
 # it was seen last, so a hand over the whole grid does not make every frame slow.
 LOST_SEARCH = 3
+# The known grid's outline on its paper is refined by a comb fit of its lines on every
+# REFINE_EVERY-th frame where nothing covers it (a few milliseconds each).
+REFINE_EVERY = 2
 # Fields of a reading that the client is sent once per grid.
 GRID_FIELDS = (
     "status",
@@ -71,6 +74,8 @@ class FrameJob:
     paper, points: the known grid's paper and the points followed on it
     (`vision.track.follow_paper`), None before a grid is known.
     search: whether a full search may run when the known grid is not where expected.
+    outline: where the known grid's corners lie on its paper, as refined so far (None: where
+    the paper was taken from). refine: whether to refine it on this frame, if clean.
     """
 
     corners: np.ndarray | None = None
@@ -83,6 +88,8 @@ class FrameJob:
     paper: np.ndarray | None = None
     points: np.ndarray | None = None
     search: bool = True
+    outline: np.ndarray | None = None
+    refine: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,7 +103,8 @@ class FrameAnswer:
     print's height as a share of a cell, when read and measured. states: (9, 9) of the
     known grid's cells against its paper (`vision.occlusion`), when followed by its paper.
     paper, points: this frame's paper and its points, when it was read and solved (the
-    session keeps them for the grid it confirms). timings: milliseconds.
+    session keeps them for the grid it confirms). outline: the known grid's outline on its
+    paper, refined on this frame. timings: milliseconds.
     """
 
     size: tuple[int, int]
@@ -111,6 +119,7 @@ class FrameAnswer:
     states: np.ndarray | None = None
     paper: np.ndarray | None = None
     points: np.ndarray | None = None
+    outline: np.ndarray | None = None
 
 
 def frame(data: bytes, job: FrameJob):
@@ -204,7 +213,7 @@ def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
     seen = planes(image) if job.paper.ndim == 3 else gray
 
     def follow(corners):
-        return follow_paper(seen, corners, job.paper, job.points)
+        return follow_paper(seen, corners, job.paper, job.points, job.outline)
 
     if job.corners is not None:
         followed = follow(job.corners)
@@ -239,7 +248,7 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
     cells are hidden, and a reading when asked for or when ink changed where nothing covers
     the grid (a new entry); the ink of covered cells is not compared."""
     from vision.occlusion import COVERED, OUTSIDE
-    from vision.track import UNKNOWN, changes, ink_signature
+    from vision.track import UNKNOWN, changes, ink_signature, refined_outline
 
     corners = followed.corners
     signature = ink_signature(gray, corners)
@@ -250,6 +259,11 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
     in_view = bool((followed.states != OUTSIDE).all())
     if job.read == READ_ALWAYS or (differ > 0 and not covered and in_view):
         answer = read_frame(image, gray, job, answer, 1.0, timings)
+    elif job.refine and not covered and in_view:
+        lap = time.perf_counter()
+        outline = refined_outline(gray, followed, job.outline)
+        answer = replace(answer, outline=outline)
+        timings["refine"] = _ms(lap)
     timings["total"] = _ms(started)
     return replace(answer, timings=timings)
 
@@ -315,6 +329,7 @@ class Grid:
     digit_height: float | None = None
     paper: np.ndarray | None = None
     points: np.ndarray | None = None
+    outline: np.ndarray | None = None  # its corners on the paper, as refined (None: as taken)
 
 
 def content_key(result: PhotoResultModel) -> str | None:
@@ -352,6 +367,7 @@ class LiveSession:
         self.ids = 0
         self.reads = 0
         self.lost = 0  # frames since the known grid was last found
+        self.frames = 0
 
     def reset(self, mode: str | None = None) -> None:
         """Forget the grid (a new mode re-reads and sends its grid message anew)."""
@@ -377,12 +393,17 @@ class LiveSession:
             paper=self.known.paper if paper else None,
             points=self.known.points if paper else None,
             search=self.lost % LOST_SEARCH == 0,
+            outline=self.known.outline if paper else None,
+            refine=self.frames % REFINE_EVERY == 0,
         )
 
     def answer(self, found: FrameAnswer) -> list[dict]:
         """The messages for the client after one frame (a `grid` message first when a grid
         was just confirmed), and the state moved on."""
         messages: list[dict] = []
+        self.frames += 1
+        if found.outline is not None and self.known is not None:
+            self.known.outline = found.outline
         self.previous = self.corners if found.corners is not None else None
         self.corners = found.corners
         if found.corners is None:
@@ -432,6 +453,7 @@ class LiveSession:
             self.known.signature = found.signature  # the same grid, as the ink is now
             if found.paper is not None and found.states is not None:
                 self.known.paper, self.known.points = found.paper, found.points
+                self.known.outline = None  # the new paper is taken through its corners
             self.pending = None
             return self.known
         if self.pending is not None and key == self.pending.key:

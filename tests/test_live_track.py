@@ -21,6 +21,7 @@ from vision.track import (
     ink_signature,
     paper_points,
     paper_view,
+    refined_outline,
     track_grid,
 )
 
@@ -128,3 +129,18 @@ def test_another_puzzle_is_not_taken_for_the_known_paper(video, hand):
     assert follow_paper(gray(other), other.corners, paper) is None
     blank = np.full((480, 640), 200, np.uint8)
     assert follow_paper(blank, first.corners, paper) is None
+
+
+def test_a_paper_taken_off_the_grid_is_brought_onto_it_by_the_lines(video):
+    first = video.frames[0]
+    cell = first.cell.mean()
+    off = first.corners + np.float32([[0.3, -0.2], [0.25, 0.1], [-0.1, 0.3], [0.2, 0.2]]) * cell
+    paper, _ = paper_view(gray(first), off)  # as a blurred reading might have placed it
+    corners, outline, errors = off, None, []
+    for frame in video.frames[1:40]:
+        followed = follow_paper(gray(frame), corners, paper, outline=outline)
+        assert followed is not None
+        outline = refined_outline(gray(frame), followed, outline)
+        errors.append(np.linalg.norm(followed.corners - frame.corners, axis=1).max() / cell)
+        corners = followed.corners
+    assert errors[0] > 0.25 and max(errors[-10:]) < 0.05

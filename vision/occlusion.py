@@ -79,7 +79,9 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     differs = (matched < low - DIFFERS) | (matched > high + DIFFERS)
     if tinted:
         low, high = cv2.erode(paper_tint, kernel), cv2.dilate(paper_tint, kernel)
-        tint = tint.astype(np.int16)
+        # the camera's white balance drifts: the paper's tint is matched as its gray is
+        drift = np.median(tint[inside, inside][valid[inside, inside]]) if valid.any() else 128
+        tint = tint.astype(np.int16) - int(drift - np.median(paper_tint[inside, inside]))
         differs |= (tint < low.astype(np.int16) - TINT_DIFFERS) | (tint > high + TINT_DIFFERS)
     differs &= valid
     # a cell is judged with a rim of a quarter cell around it: the paper's cells may lie a

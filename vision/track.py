@@ -229,17 +229,20 @@ RANSAC_PIXELS = 1.5  # reprojection error of an inlier, in pixels of the square
 MIN_INLIERS = 20
 MIN_SAME = 18  # cells that must look as the paper did for the fit to count
 SAME_SHARE = 0.45  # ... and this share of the cells in view
+REFINE_AGREES = 0.45  # cells: a comb fit this near the followed corners refines the outline
 SETTLED = 4.0  # pixels of the square: a correction this small needs no second pass
 
 
 @dataclass(frozen=True)
 class Followed:
     """The known grid found again: corners (4, 2) upright in the frame; states (9, 9) of its
-    cells against the paper (vision.occlusion); inliers: points that agreed."""
+    cells against the paper (vision.occlusion); inliers: points that agreed; to_frame: the
+    homography from the paper's square to the frame."""
 
     corners: np.ndarray
     states: np.ndarray
     inliers: int
+    to_frame: np.ndarray
 
 
 def paper_view(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -270,7 +273,11 @@ def paper_points(paper: np.ndarray) -> np.ndarray:
 
 
 def follow_paper(
-    gray: np.ndarray, corners: np.ndarray, paper: np.ndarray, points: np.ndarray | None = None
+    gray: np.ndarray,
+    corners: np.ndarray,
+    paper: np.ndarray,
+    points: np.ndarray | None = None,
+    outline: np.ndarray | None = None,
 ) -> Followed | None:
     """The known grid near ``corners`` (predicted, upright), matched to its ``paper``; None
     when too little of it agrees (lost, or too much of it covered).
@@ -286,6 +293,9 @@ def follow_paper(
         (`paper_view` of a frame read, of the same planes as ``gray``).
     points : np.ndarray, optional
         The paper's `paper_points`, when already known.
+    outline : np.ndarray, optional
+        (4, 2) where the grid's outer corners lie on the paper, as measured since it was
+        taken (`refined_outline`); by default where the paper was taken from.
 
     Returns
     -------
@@ -298,29 +308,60 @@ def follow_paper(
         points = paper_points(paper)
     if len(points) < MIN_INLIERS:
         return None
+    nominal = _grid_outline()
+    outline = nominal if outline is None else np.float32(outline)
+    # where the paper's own square lies in the frame, when the grid lies at `corners`
+    square = _through(cv2.getPerspectiveTransform(outline, corners), nominal)
     inliers = 0
     for _ in range(2):
-        view, valid = paper_view(gray, corners)
+        view, valid = paper_view(gray, square)
         fit = _paper_motion(_gray(paper), _gray(view), points)
         if fit is None:
             return None
         motion, inliers = fit
-        outline = _grid_outline().reshape(-1, 1, 2)
-        moved = cv2.perspectiveTransform(outline, motion).reshape(4, 2)
-        shift = float(np.abs(moved - outline.reshape(4, 2)).max())
-        back = np.linalg.inv(square_homography(corners, 9 * PAPER_CELL, PAPER_MARGIN))
-        corners = cv2.perspectiveTransform(moved.reshape(-1, 1, 2), back).reshape(4, 2)
+        moved = _through(motion, nominal)
+        shift = float(np.abs(moved - nominal).max())
+        back = np.linalg.inv(square_homography(square, 9 * PAPER_CELL, PAPER_MARGIN))
+        square = _through(back, moved)
         if shift < SETTLED:
             break
-    if grid_side(corners) < MIN_SIDE:
+    if grid_side(square) < MIN_SIDE:
         return None
-    view, valid = paper_view(gray, corners)
+    view, valid = paper_view(gray, square)
     states = cell_states(view, valid, paper)
     in_view = int((states != OUTSIDE).sum())
     same = int((states == SAME).sum())
     if same < MIN_SAME or same < SAME_SHARE * in_view:
         return None
-    return Followed(corners.astype(np.float32), states, inliers)
+    to_frame = cv2.getPerspectiveTransform(nominal, square)
+    return Followed(_through(to_frame, outline), states, inliers, to_frame)
+
+
+def refined_outline(
+    gray: np.ndarray, followed: Followed, outline: np.ndarray | None, weight: float = 0.25
+) -> np.ndarray | None:
+    """The grid's outline on the paper moved ``weight`` of the way towards where a comb fit
+    of its lines puts it in this frame (`track_grid` from the followed corners), or None
+    when the fit fails or lands over REFINE_AGREES cells away.
+
+    The paper is taken through the corners of one reading, a tenth or two of a cell off on
+    a blurred frame; every frame followed would carry that error on. Averaged over frames,
+    the lines' fits take it away."""
+    lines = track_grid(gray, followed.corners)
+    if lines is None:
+        return None
+    cell = grid_side(followed.corners) / 9
+    if np.linalg.norm(lines.corners - followed.corners, axis=1).max() > REFINE_AGREES * cell:
+        return None
+    measured = _through(np.linalg.inv(followed.to_frame), lines.corners)
+    outline = _grid_outline() if outline is None else np.float32(outline)
+    return (outline + weight * (measured - outline)).astype(np.float32)
+
+
+def _through(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """(4, 2) points through a homography."""
+    moved = cv2.perspectiveTransform(np.float32(points).reshape(-1, 1, 2), homography)
+    return moved.reshape(-1, 2)
 
 
 def _gray(view: np.ndarray) -> np.ndarray:
