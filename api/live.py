@@ -47,8 +47,8 @@ SAME_GRID_MIN_KNOWN = 27
 # it was seen last, so a hand over the whole grid does not make every frame slow.
 LOST_SEARCH = 3
 # The known grid's outline on its paper is refined by a comb fit of its lines on every
-# REFINE_EVERY-th frame where nothing covers it (a few milliseconds each).
-REFINE_EVERY = 2
+# REFINE_EVERY-th frame where nothing covers it (a comb fit: 5 to 25 ms, by the load).
+REFINE_EVERY = 4
 # Fields of a reading that the client is sent once per grid.
 GRID_FIELDS = (
     "status",
