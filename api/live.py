@@ -49,6 +49,9 @@ LOST_SEARCH = 3
 # The known grid's outline on its paper is refined by a comb fit of its lines on every
 # REFINE_EVERY-th frame where nothing covers it (a comb fit: 5 to 25 ms, by the load).
 REFINE_EVERY = 4
+# A frame whose ink changed in more cells than this is not read for a new entry (a hand's
+# edge over the grid changes a row of cells; a new digit one, and its neighbours' rims).
+NEW_ENTRY_CELLS = 4
 # Fields of a reading that the client is sent once per grid.
 GRID_FIELDS = (
     "status",
@@ -76,6 +79,8 @@ class FrameJob:
     search: whether a full search may run when the known grid is not where expected.
     outline: where the known grid's corners lie on its paper, as refined so far (None: where
     the paper was taken from). refine: whether to refine it on this frame, if clean.
+    changed: the last frame showed the known grid's ink changed with nothing over it; a
+    change seen so twice running is read (one frame's flicker of a faint mark is not).
     """
 
     corners: np.ndarray | None = None
@@ -90,6 +95,7 @@ class FrameJob:
     search: bool = True
     outline: np.ndarray | None = None
     refine: bool = False
+    changed: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,8 +252,9 @@ def other_grid(differ: int, known: int) -> bool:
 def known_frame(image, gray, job: FrameJob, followed, size, timings, started) -> FrameAnswer:
     """The answer for a frame where the known grid's paper was found: its corners, which
     cells are hidden, and a reading when asked for or when ink changed where nothing covers
-    the grid (a new entry); the ink of covered cells is not compared."""
-    from vision.occlusion import COVERED, OUTSIDE
+    the grid, in this frame and the last (a new entry); the ink of covered cells is not
+    compared."""
+    from vision.occlusion import COVERED
     from vision.track import UNKNOWN, changes, ink_signature, refined_outline
 
     corners = followed.corners
@@ -255,11 +262,9 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
     signature[followed.states >= COVERED] = UNKNOWN
     differ, known = changes(signature, job.reference)
     answer = FrameAnswer(size, corners, signature, True, differ, known, states=followed.states)
-    covered = bool((followed.states == COVERED).any())
-    in_view = bool((followed.states != OUTSIDE).all())
-    if job.read == READ_ALWAYS or (differ > 0 and not covered and in_view):
+    if job.read == READ_ALWAYS or (differ > 0 and job.changed and clean(followed.states)):
         answer = read_frame(image, gray, job, answer, 1.0, timings)
-    elif job.refine and not covered and in_view:
+    elif job.refine and clean(followed.states):
         lap = time.perf_counter()
         outline = refined_outline(gray, followed, job.outline)
         answer = replace(answer, outline=outline)
@@ -332,6 +337,16 @@ class Grid:
     outline: np.ndarray | None = None  # its corners on the paper, as refined (None: as taken)
 
 
+def clean(states: np.ndarray | None) -> bool:
+    """Whether a frame shows every cell of the known grid with nothing over it: none covered
+    or outside, and changed in a few cells at most (a new entry, not the edge of a hand)."""
+    from vision.occlusion import CHANGED, COVERED, OUTSIDE
+
+    if states is None or ((states == COVERED) | (states == OUTSIDE)).any():
+        return False
+    return int((states == CHANGED).sum()) <= NEW_ENTRY_CELLS
+
+
 def content_key(result: PhotoResultModel) -> str | None:
     """What two readings must share to agree: the printed digits, and in check and hint
     modes the user's own entries too. None when nothing was read."""
@@ -368,6 +383,7 @@ class LiveSession:
         self.reads = 0
         self.lost = 0  # frames since the known grid was last found
         self.frames = 0
+        self.changed = False  # the last frame showed new ink on the known grid, uncovered
 
     def reset(self, mode: str | None = None) -> None:
         """Forget the grid (a new mode re-reads and sends its grid message anew)."""
@@ -395,6 +411,7 @@ class LiveSession:
             search=self.lost % LOST_SEARCH == 0,
             outline=self.known.outline if paper else None,
             refine=self.frames % REFINE_EVERY == 0,
+            changed=self.changed,
         )
 
     def answer(self, found: FrameAnswer) -> list[dict]:
@@ -402,6 +419,7 @@ class LiveSession:
         was just confirmed), and the state moved on."""
         messages: list[dict] = []
         self.frames += 1
+        self.changed = found.result is None and found.differ > 0 and clean(found.states)
         if found.outline is not None and self.known is not None:
             self.known.outline = found.outline
         self.previous = self.corners if found.corners is not None else None

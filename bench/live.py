@@ -432,6 +432,9 @@ def fewest_per_second(times: list[float]) -> float:
 
 
 def hand_part(args) -> None:
+    if args.photos <= 0:
+        print("hand part skipped (--photos 0)")
+        return
     started = time.perf_counter()
     chosen, tried = choose_photos(args.photos)
     if not chosen:

@@ -124,3 +124,50 @@ def test_a_mode_starts_over():
     session.reset("hint")
     assert session.mode == "hint" and session.job().read == READ_ALWAYS
     assert session.job().reference is None
+
+
+def test_new_ink_is_read_only_when_seen_twice_with_nothing_over_it():
+    session = LiveSession()
+    session.answer(read())
+    session.answer(read())
+    clear, covered = np.zeros((9, 9), np.int8), np.zeros((9, 9), np.int8)
+    covered[0, 0] = 2
+    session.answer(followed(differ=1, states=covered))  # a hand: its ink says nothing
+    assert not session.job().changed
+    session.answer(followed(differ=1, states=clear))  # new ink, once
+    assert session.job().changed  # the worker reads it if the next frame shows it too
+    session.answer(followed(differ=0, states=clear))
+    assert not session.job().changed
+
+
+def test_a_frame_is_read_again_for_a_new_entry_never_for_a_hand():
+    import dataclasses
+
+    import cv2
+
+    from api.live import frame
+    from samples.synthetic import make_video
+
+    video = make_video(8, n_frames=2, hand=False, out_of_view=False)
+    session = LiveSession()
+    for shot in video.frames:  # two agreeing reads: the grid is known, its paper kept
+        session.answer(frame(shot.jpeg, session.job()))
+    assert session.known is not None and session.known.paper is not None
+    image = video.frames[1].image
+    r, c = np.argwhere(video.givens == 0)[0]
+    x, y = (int(v) for v in video.frames[1].centres[r, c])
+    written = image.copy()
+    cv2.putText(written, "7", (x - 8, y + 10), cv2.FONT_HERSHEY_SIMPLEX, 0.9, (40, 40, 40), 3)
+    handed = image.copy()
+    cv2.rectangle(handed, (x - 40, 0), (x + 40, 479), (60, 80, 120), -1)
+
+    def jpeg(picture):
+        return cv2.imencode(".jpg", picture)[1].tobytes()
+
+    job = session.job()
+    once = frame(jpeg(written), job)
+    assert once.result is None and once.differ >= 1  # seen once: not read yet
+    again = frame(jpeg(written), dataclasses.replace(job, changed=True))
+    assert again.result is not None and again.result.status == "solved"
+    covered = frame(jpeg(handed), dataclasses.replace(job, changed=True))
+    assert covered.corners is not None and covered.result is None  # followed, not read

@@ -6,14 +6,14 @@ warped the same way through its own corners, is compared with it cell by cell. A
 differs when, after the frames' brightness is matched, it is darker than the darkest or
 lighter than the lightest paper pixel around it (3x3, so a pixel of misregistration or blur
 is no difference) by more than DIFFERS gray levels, or its tint (red against blue) differs
-so from the paper's by more than TINT_DIFFERS (skin over a dim page). A cell is judged with a rim of a quarter
-cell around it (the paper's cells may lie a little off the true ones, and a hand at the edge
-of a cell is over it). Then each cell is
+so from the paper's by more than TINT_DIFFERS (skin over a dim page). Then each cell is
 
 - SAME: as the paper was (the solution may be drawn into it);
-- CHANGED: a few pixels differ, as when a digit or a pen tip is new there;
-- COVERED: many pixels differ, or the paper itself went darker (a hand, a sleeve, a shadow):
-  nothing may be drawn into it, and its ink says nothing about the puzzle;
+- CHANGED: a few pixels differ in it or in a rim of a quarter cell around it (the paper's
+  cells may lie a little off the true ones, and a hand at the edge of a cell is over it), as
+  when a digit or a pen tip is new there;
+- COVERED: many of its own pixels differ, or the paper itself went darker (a hand, a sleeve,
+  a shadow): nothing may be drawn into it, and its ink says nothing about the puzzle;
 - OUTSIDE: the cell's middle is not in the frame.
 
 >>> paper = np.full((220, 220), 200, np.uint8)
@@ -87,7 +87,8 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     # a cell is judged with a rim of a quarter cell around it: the paper's cells may lie a
     # little off the true ones, and a hand at the edge of a cell is over it
     near = cv2.dilate(differs.astype(np.uint8), np.ones((2 * RIM + 1,) * 2, np.uint8))
-    share = _per_cell(near[inside, inside].astype(np.float32))
+    share = _per_cell(differs[inside, inside].astype(np.float32))
+    share_near = _per_cell(near[inside, inside].astype(np.float32))
     seen = _per_cell(valid[inside, inside].astype(np.float32))
     # the paper under the ink: the lightest pixel around each, averaged over the cell
     around = np.ones((5, 5), np.uint8)
@@ -95,7 +96,7 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     lit_paper = _per_cell(cv2.dilate(paper, around)[inside, inside].astype(np.float32))
     darker = lit < PAPER_DARKER * lit_paper
     states = np.full((9, 9), SAME, np.int8)
-    states[share > CHANGED_SHARE] = CHANGED
+    states[share_near > CHANGED_SHARE] = CHANGED
     states[(share > COVERED_SHARE) | darker] = COVERED
     states[seen < 0.5] = OUTSIDE
     return states
