@@ -213,10 +213,9 @@ def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
     turn its ink matches first: every candidate must agree with the paper to be shown."""
     from vision.errors import NoGridFound
     from vision.locate import locate_grid
-    from vision.occlusion import planes
     from vision.track import best_turn, follow_paper, ink_signature, track_grid
 
-    seen = planes(image) if job.paper.ndim == 3 else gray
+    seen = image if job.paper.ndim == 3 else gray  # in colour when the paper has its tint
 
     def follow(corners):
         return follow_paper(seen, corners, job.paper, job.points, job.outline)
@@ -280,7 +279,6 @@ def read_frame(
     paper (and its points) the session keeps for the grid."""
     from api.pipeline import judge_reading
     from vision.locate import Located
-    from vision.occlusion import planes
     from vision.read import read_located
     from vision.track import ink_signature, paper_points, paper_view
 
@@ -295,7 +293,7 @@ def read_frame(
         corners = np.asarray(reading.corners, np.float32)
         signature = ink_signature(gray, corners)
     if solved.solved:
-        paper, _ = paper_view(planes(image), corners)  # gray and tint, to tell skin apart
+        paper, _ = paper_view(image, corners)  # gray and tint, to tell skin apart
         points = paper_points(paper)
     timings["read"] = _ms(lap)
     return replace(

@@ -150,7 +150,7 @@ def line(name: str, value: str, target: str, ok: bool) -> None:
 def transport(args) -> None:
     """Part 2 (--transport): throughput, four clients, memory, on samples/synthetic.py videos."""
     started = time.perf_counter()
-    print(f"bench/live.py: {load()} at start ({os.cpu_count()} cores, shared)")
+    print(f"\ntransport part (issue 13): {load()} at its start")
     videos = [
         make_video(40 + k, n_frames=args.video_frames, size=SIZE) for k in range(args.puzzles)
     ]

@@ -10,7 +10,7 @@ import pytest
 from samples.hand_video import hand_video
 from samples.synthetic import make_video
 from vision.locate import locate_grid
-from vision.occlusion import SAME, planes
+from vision.occlusion import SAME
 from vision.track import (
     EMPTY,
     INK,
@@ -102,7 +102,7 @@ def hand():
     return hand_video(page.image, page.corners, n_frames=40, hand=(0.2, 0.8), seed=3)
 
 
-@pytest.mark.parametrize("seen", [gray, lambda frame: planes(frame.image)], ids=["gray", "tint"])
+@pytest.mark.parametrize("seen", [gray, lambda frame: frame.image], ids=["gray", "colour"])
 def test_the_paper_is_followed_under_a_hand_and_the_covered_cells_are_told(hand, seen):
     first = hand.frames[0]
     paper, _ = paper_view(seen(first), first.corners)

@@ -44,13 +44,13 @@ PAPER_DARKER = 0.8  # the cell's paper (its lightest pixels) this much darker: c
 def planes(image: np.ndarray) -> np.ndarray:
     """(H, W, 2) uint8: the gray image and its tint, (red - blue) / 2 + 128, which tells skin
     (and a red or blue pen) from gray paper where the gray levels alone hardly differ (a hand
-    over a dim page). A gray image is returned as it is.
+    over a dim page). A gray image (or one already of two planes) is returned as it is.
 
     >>> skin = np.full((2, 2, 3), (60, 80, 120), np.uint8)  # blue, green, red
     >>> planes(skin)[0, 0].tolist()
     [90, 158]
     """
-    if image.ndim == 2:
+    if image.ndim == 2 or image.shape[2] == 2:
         return image
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     red, blue = image[..., 2].astype(np.int16), image[..., 0].astype(np.int16)
@@ -80,8 +80,9 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     if tinted:
         low, high = cv2.erode(paper_tint, kernel), cv2.dilate(paper_tint, kernel)
         # the camera's white balance drifts: the paper's tint is matched as its gray is
-        drift = np.median(tint[inside, inside][valid[inside, inside]]) if valid.any() else 128
-        tint = tint.astype(np.int16) - int(drift - np.median(paper_tint[inside, inside]))
+        seen = valid[inside, inside][::2, ::2]
+        drift = np.median(tint[inside, inside][::2, ::2][seen]) if seen.any() else 128
+        tint = tint.astype(np.int16) - int(drift - np.median(paper_tint[inside, inside][::2, ::2]))
         differs |= (tint < low.astype(np.int16) - TINT_DIFFERS) | (tint > high + TINT_DIFFERS)
     differs &= valid
     # a cell is judged with a rim of a quarter cell around it: the paper's cells may lie a
@@ -104,8 +105,9 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
 
 def _paper_level(view: np.ndarray, valid: np.ndarray | None) -> float:
     """The brightness of the paper: the 90th percentile (a hand is darker than paper, and
-    covers less than nine tenths of the grid when the grid can be followed at all)."""
-    values = view if valid is None else view[valid]
+    covers less than nine tenths of the grid when the grid can be followed at all), of every
+    other pixel each way."""
+    values = view[::2, ::2] if valid is None else view[::2, ::2][valid[::2, ::2]]
     return float(np.percentile(values, 90)) if values.size else 0.0
 
 

@@ -36,7 +36,15 @@ from vision.locate import (
     grid_side,
     square_homography,
 )
-from vision.occlusion import OUTSIDE, PAPER_CELL, PAPER_MARGIN, PAPER_SIDE, SAME, cell_states
+from vision.occlusion import (
+    OUTSIDE,
+    PAPER_CELL,
+    PAPER_MARGIN,
+    PAPER_SIDE,
+    SAME,
+    cell_states,
+    planes,
+)
 
 SIGNATURE_CELL = 16  # pixels per cell of the warp the signature is taken from
 INK, EMPTY, UNKNOWN = 1, 0, -1
@@ -217,9 +225,10 @@ def best_turn(
 # vision.occlusion) and each frame is matched to it instead: the frame is warped through the
 # predicted corners, points of the paper (the corners of lines and digits) are followed into
 # that warp with pyramidal Lucas-Kanade optical flow, a homography is fitted to them with
-# RANSAC (OpenCV's USAC: RANSAC with local optimisation), and what it says is checked cell by cell against the paper. A hand over a third of
-# the grid leaves two thirds of the points, so the fit is as good as without it; the cells
-# that differ from the paper are those the hand covers.
+# RANSAC (OpenCV's USAC; its faster RHO let the bar's own edges win a frame), and what it says
+# is checked cell by cell against the paper. A hand over a third of the grid leaves two
+# thirds of the points, so the fit is as good as without it; the cells that differ from the
+# paper are those the hand covers.
 
 FEATURES = 160  # points of the paper followed
 LK_WINDOW = (13, 13)
@@ -230,6 +239,7 @@ MIN_INLIERS = 20
 MIN_SAME = 18  # cells that must look as the paper did for the fit to count
 SAME_SHARE = 0.45  # ... and this share of the cells in view
 REFINE_AGREES = 0.45  # cells: a comb fit this near the followed corners refines the outline
+SAME_VIEW = 1.0  # pixels of the square: a view this near the fit is compared as it is
 SETTLED = 4.0  # pixels of the square: a correction this small needs no second pass
 
 
@@ -245,9 +255,11 @@ class Followed:
     to_frame: np.ndarray
 
 
-def paper_view(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The frame (gray, or gray and tint: `vision.occlusion.planes`) warped to the paper's
-    square through ``corners``, and which of its pixels came from inside the frame.
+def paper_view(image: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The frame warped to the paper's square through ``corners``, and which of its pixels
+    came from inside the frame. A gray frame gives a gray view; a colour (BGR) one a view of
+    its gray and tint (`vision.occlusion.planes`, taken after the warp: 220 pixels a side
+    rather than the whole frame).
 
     >>> view, valid = paper_view(np.full((300, 300), 99, np.uint8),
     ...                          np.float32([[50, 50], [250, 50], [250, 250], [50, 250]]))
@@ -257,13 +269,15 @@ def paper_view(gray: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.nd
     side = PAPER_SIDE
     homography = square_homography(corners, 9 * PAPER_CELL, PAPER_MARGIN)
     view = cv2.warpPerspective(
-        gray, homography, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
+        image, homography, (side, side), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE
     )
-    inside = np.full(gray.shape[:2], 255, np.uint8)
-    valid = cv2.warpPerspective(
-        inside, homography, (side, side), flags=cv2.INTER_NEAREST, borderValue=0
+    height, width = image.shape[:2]
+    bounds = np.float32([[0, 0], [width, 0], [width, height], [0, height]])
+    valid = np.zeros((side, side), np.uint8)
+    cv2.fillConvexPoly(
+        valid, np.round(_through(homography, bounds) * 16).astype(np.int32), 1, shift=4
     )
-    return view, valid > 0
+    return planes(view), valid > 0
 
 
 def paper_points(paper: np.ndarray) -> np.ndarray:
@@ -285,12 +299,12 @@ def follow_paper(
     Parameters
     ----------
     gray : np.ndarray
-        The frame, gray, or gray and tint (`vision.occlusion.planes`) to tell skin apart.
+        The frame, gray, or in colour (BGR) to tell skin apart by its tint.
     corners : np.ndarray
         (4, 2) where the grid should be, TL, TR, BR, BL as the paper was taken.
     paper : np.ndarray
         (PAPER_SIDE, PAPER_SIDE) uint8, or with a second plane, the tint: the grid's paper
-        (`paper_view` of a frame read, of the same planes as ``gray``).
+        (`paper_view` of a frame read, gray or in colour as ``gray``).
     points : np.ndarray, optional
         The paper's `paper_points`, when already known.
     outline : np.ndarray, optional
@@ -312,7 +326,7 @@ def follow_paper(
     outline = nominal if outline is None else np.float32(outline)
     # where the paper's own square lies in the frame, when the grid lies at `corners`
     square = _through(cv2.getPerspectiveTransform(outline, corners), nominal)
-    inliers = 0
+    inliers, shift = 0, 0.0
     for _ in range(2):
         view, valid = paper_view(gray, square)
         fit = _paper_motion(_gray(paper), _gray(view), points)
@@ -327,7 +341,8 @@ def follow_paper(
             break
     if grid_side(square) < MIN_SIDE:
         return None
-    view, valid = paper_view(gray, square)
+    if shift > SAME_VIEW:  # the view moved on: compared again where the paper now lies
+        view, valid = paper_view(gray, square)
     states = cell_states(view, valid, paper)
     in_view = int((states != OUTSIDE).sum())
     same = int((states == SAME).sum())
@@ -375,7 +390,8 @@ def _grid_outline() -> np.ndarray:
 
 def _paper_motion(paper, view, points) -> tuple[np.ndarray, int] | None:
     """The homography taking the paper to ``view`` (both squares), from points followed
-    with optical flow and fitted robustly (USAC's RANSAC), and its inliers; None when too few."""
+    with optical flow and fitted robustly (USAC's RANSAC, then least squares over its
+    inliers), and its inliers; None when too few."""
     ahead, ok, _ = cv2.calcOpticalFlowPyrLK(
         paper, view, points, None, winSize=LK_WINDOW, maxLevel=LK_LEVELS, criteria=LK_CRITERIA
     )
@@ -387,4 +403,7 @@ def _paper_motion(paper, view, points) -> tuple[np.ndarray, int] | None:
     )
     if motion is None or int(mask.sum()) < MIN_INLIERS:
         return None
-    return motion, int(mask.sum())
+    inliers = mask.ravel() == 1
+    source, target = points[good][inliers], ahead[good][inliers]
+    refit, _ = cv2.findHomography(source, target, 0)  # least squares over the inliers
+    return (motion if refit is None else refit), int(inliers.sum())
