@@ -346,12 +346,15 @@ def clean(states: np.ndarray | None) -> bool:
 
 
 def content_key(result: PhotoResultModel) -> str | None:
-    """What two readings must share to agree: the printed digits, and in check and hint
-    modes the user's own entries too. None when nothing was read."""
+    """What two readings must share to agree: in solve mode the solution (two readings that
+    lead to the same one solution show it rightly, even when one took a pen's digit for a
+    printed one, as pen and print are told apart less surely than digits are read), else
+    the printed digits, and in check and hint modes the user's own entries too. None when
+    nothing was read."""
     if result.givens is None:
         return None
     if result.mode == "solve":
-        return result.givens
+        return result.solution or result.givens
     return f"{result.givens}/{result.entries or ''}"
 
 

@@ -18,7 +18,8 @@ PAPER = np.full((220, 220), 200, np.uint8)
 
 
 def read(givens: str = GIVENS, status: str = "solved", shift: float = 0.0, states=None):
-    result = PhotoResultModel(status=status, givens=givens, solution="1" * 81, message=status)
+    solution = givens.replace("0", "1")  # a solution of its own for each puzzle
+    result = PhotoResultModel(status=status, givens=givens, solution=solution, message=status)
     paper = PAPER if status == "solved" else None
     return FrameAnswer(
         (640, 480), CORNERS + shift, SIGNATURE, True, 0, 81, result, states=states, paper=paper
@@ -171,3 +172,14 @@ def test_a_frame_is_read_again_for_a_new_entry_never_for_a_hand():
     assert again.result is not None and again.result.status == "solved"
     covered = frame(jpeg(handed), dataclasses.replace(job, changed=True))
     assert covered.corners is not None and covered.result is None  # followed, not read
+
+
+def test_in_solve_mode_reads_agree_by_their_solution():
+    session = LiveSession()
+    session.answer(read())
+    pen_as_print = GIVENS[:2] + "4" + GIVENS[3:]  # r1c3 written in pen, taken for print
+    result = PhotoResultModel(
+        status="solved", givens=pen_as_print, solution=GIVENS.replace("0", "1")
+    )
+    second = FrameAnswer((640, 480), CORNERS, SIGNATURE, True, 0, 81, result, paper=PAPER)
+    assert kinds(session.answer(second)) == ["grid", "frame"]
