@@ -183,3 +183,17 @@ def test_in_solve_mode_reads_agree_by_their_solution():
     )
     second = FrameAnswer((640, 480), CORNERS, SIGNATURE, True, 0, 81, result, paper=PAPER)
     assert kinds(session.answer(second)) == ["grid", "frame"]
+
+
+def test_a_still_paper_hides_no_cell():
+    import cv2
+
+    from api.live import frame
+    from samples.synthetic import make_video
+
+    still = make_video(21, n_frames=1, size=(480, 640), hand=False).frames[0]
+    jpeg = cv2.imencode(".jpg", still.image, [cv2.IMWRITE_JPEG_QUALITY, 80])[1].tobytes()
+    session = LiveSession()
+    answers = [session.answer(frame(jpeg, session.job()))[-1] for _ in range(8)]
+    assert [a["state"] for a in answers[1:]] == ["known"] * 7
+    assert all(a.get("hidden", "0" * 81) == "0" * 81 for a in answers)

@@ -239,7 +239,6 @@ MIN_INLIERS = 20
 MIN_SAME = 18  # cells that must look as the paper did for the fit to count
 SAME_SHARE = 0.45  # ... and this share of the cells in view
 REFINE_AGREES = 0.45  # cells: a comb fit this near the followed corners refines the outline
-SAME_VIEW = 1.0  # pixels of the square: a view this near the fit is compared as it is
 SETTLED = 4.0  # pixels of the square: a correction this small needs no second pass
 
 
@@ -326,7 +325,7 @@ def follow_paper(
     outline = nominal if outline is None else np.float32(outline)
     # where the paper's own square lies in the frame, when the grid lies at `corners`
     square = _through(cv2.getPerspectiveTransform(outline, corners), nominal)
-    inliers, shift = 0, 0.0
+    inliers = 0
     for _ in range(2):
         view, valid = paper_view(gray, square)
         fit = _paper_motion(_gray(paper), _gray(view), points)
@@ -341,8 +340,7 @@ def follow_paper(
             break
     if grid_side(square) < MIN_SIDE:
         return None
-    if shift > SAME_VIEW:  # the view moved on: compared again where the paper now lies
-        view, valid = paper_view(gray, square)
+    view, valid = paper_view(gray, square)  # compared where the paper now lies
     states = cell_states(view, valid, paper)
     in_view = int((states != OUTSIDE).sum())
     same = int((states == SAME).sum())
