@@ -48,7 +48,10 @@ SAME_GRID_MIN_KNOWN = 27
 LOST_SEARCH = 3
 # The known grid's outline on its paper is refined by a comb fit of its lines on every
 # REFINE_EVERY-th frame where nothing covers it (a comb fit: 5 to 25 ms, by the load).
-REFINE_EVERY = 4
+REFINE_EVERY = 3
+# ... and the paper taken again through the refined corners once they moved this share of a
+# cell from where it was taken.
+RETAKE = 0.15
 # A frame whose ink changed in more cells than this is not read for a new entry (a hand's
 # edge over the grid changes a row of cells; a new digit one, and its neighbours' rims).
 NEW_ENTRY_CELLS = 4
@@ -191,6 +194,8 @@ def frame(data: bytes, job: FrameJob):
             k, _, _ = best_turn(signature, job.reference, corners, job.last)
         corners = np.roll(corners, -k, axis=0)
         signature = np.rot90(signature, k)
+        if job.paper is not None:  # cells a hand covers say nothing of which puzzle it is
+            signature = uncovered(image, gray, job.paper, corners, signature)
         differ, known = changes(signature, job.reference)
     timings["locate"] = _ms(lap)
     if job.paper is not None and not other_grid(differ, known):
@@ -243,6 +248,17 @@ def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
     return None, located
 
 
+def uncovered(image, gray, paper: np.ndarray, corners: np.ndarray, signature: np.ndarray):
+    """The signature with the cells that look covered against the known paper left out."""
+    from vision.occlusion import COVERED, cell_states
+    from vision.track import UNKNOWN, paper_view
+
+    view, valid = paper_view(image if paper.ndim == 3 else gray, corners)
+    signature = signature.copy()
+    signature[cell_states(view, valid, paper) == COVERED] = UNKNOWN
+    return signature
+
+
 def other_grid(differ: int, known: int) -> bool:
     """Whether a grid's ink says it is not the known grid (a new puzzle in view)."""
     return known >= SAME_GRID_MIN_KNOWN and differ > SAME_GRID_SHARE * known
@@ -254,7 +270,7 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
     the grid, in this frame and the last (a new entry); the ink of covered cells is not
     compared."""
     from vision.occlusion import COVERED
-    from vision.track import UNKNOWN, changes, ink_signature, refined_outline
+    from vision.track import UNKNOWN, changes, ink_signature
 
     corners = followed.corners
     signature = ink_signature(gray, corners)
@@ -265,11 +281,43 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
         answer = read_frame(image, gray, job, answer, 1.0, timings)
     elif job.refine and clean(followed.states):
         lap = time.perf_counter()
-        outline = refined_outline(gray, followed, job.outline)
-        answer = replace(answer, outline=outline)
+        answer = refined(image, gray, job, followed, answer)
         timings["refine"] = _ms(lap)
     timings["total"] = _ms(started)
     return replace(answer, timings=timings)
+
+
+def refined(image, gray, job: FrameJob, followed, answer: FrameAnswer) -> FrameAnswer:
+    """The answer with the grid's outline on its paper refined by this frame's lines; once
+    it lies RETAKE of a cell or more from where the paper was taken, and nothing on the grid
+    differs from the paper, the paper is taken again through the refined corners (so that
+    its cells, which say what is hidden, are the grid's cells)."""
+    from vision.occlusion import PAPER_CELL, SAME
+    from vision.track import paper_points, paper_view, refined_outline
+
+    outline = refined_outline(gray, followed, job.outline)
+    if outline is None:
+        return answer
+    nominal = square_outline()
+    if np.abs(outline - nominal).max() < RETAKE * PAPER_CELL or (followed.states != SAME).any():
+        return replace(answer, outline=outline)
+    corners = cv2_through(followed.to_frame, outline)
+    paper, _ = paper_view(image, corners)
+    return replace(answer, corners=corners, paper=paper, points=paper_points(paper))
+
+
+def square_outline() -> np.ndarray:
+    from vision.occlusion import PAPER_CELL, PAPER_MARGIN
+
+    lo, hi = PAPER_MARGIN, PAPER_MARGIN + 9 * PAPER_CELL
+    return np.float32([[lo, lo], [hi, lo], [hi, hi], [lo, hi]])
+
+
+def cv2_through(homography: np.ndarray, points: np.ndarray) -> np.ndarray:
+    import cv2
+
+    moved = cv2.perspectiveTransform(np.float32(points).reshape(-1, 1, 2), homography)
+    return moved.reshape(-1, 2).astype(np.float32)
 
 
 def read_frame(
@@ -420,6 +468,13 @@ class LiveSession:
         was just confirmed), and the state moved on."""
         messages: list[dict] = []
         self.frames += 1
+        if found.paper is not None and found.result is None and self.known is not None:
+            # the paper taken again through corners its lines refined
+            self.known.paper, self.known.points, self.known.outline = (
+                found.paper,
+                found.points,
+                None,
+            )
         self.changed = found.result is None and found.differ > 0 and clean(found.states)
         if found.outline is not None and self.known is not None:
             self.known.outline = found.outline

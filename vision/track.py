@@ -238,7 +238,7 @@ RANSAC_PIXELS = 1.5  # reprojection error of an inlier, in pixels of the square
 MIN_INLIERS = 20
 MIN_SAME = 18  # cells that must look as the paper did for the fit to count
 SAME_SHARE = 0.45  # ... and this share of the cells in view
-REFINE_AGREES = 0.45  # cells: a comb fit this near the followed corners refines the outline
+REFINE_AGREES = 0.6  # cells: a comb fit this near the followed corners refines the outline
 SETTLED = 4.0  # pixels of the square: a correction this small needs no second pass
 
 
@@ -351,7 +351,7 @@ def follow_paper(
 
 
 def refined_outline(
-    gray: np.ndarray, followed: Followed, outline: np.ndarray | None, weight: float = 0.25
+    gray: np.ndarray, followed: Followed, outline: np.ndarray | None, weight: float = 0.35
 ) -> np.ndarray | None:
     """The grid's outline on the paper moved ``weight`` of the way towards where a comb fit
     of its lines puts it in this frame (`track_grid` from the followed corners), or None
