@@ -84,6 +84,8 @@ class FrameJob:
     the paper was taken from). refine: whether to refine it on this frame, if clean.
     changed: the last frame showed the known grid's ink changed with nothing over it; a
     change seen so twice running is read (one frame's flicker of a faint mark is not).
+    take_paper: the known grid has no paper yet (every reading's frame had a hand over it):
+    take it from this frame if it looks bare.
     """
 
     corners: np.ndarray | None = None
@@ -99,6 +101,7 @@ class FrameJob:
     outline: np.ndarray | None = None
     refine: bool = False
     changed: bool = False
+    take_paper: bool = False
 
 
 @dataclass(frozen=True)
@@ -205,6 +208,8 @@ def frame(data: bytes, job: FrameJob):
     answer = FrameAnswer(size, np.asarray(corners, np.float32), signature, tracked, differ, known)
     if job.read == READ_ALWAYS or job.reference is None or differ > 0:
         answer = read_frame(image, gray, job, answer, located.score, timings)
+    elif job.take_paper:
+        answer = replace(answer, **bare_paper(image, answer.corners))
     timings["total"] = _ms(started)
     return replace(answer, timings=timings)
 
@@ -306,6 +311,18 @@ def refined(image, gray, job: FrameJob, followed, answer: FrameAnswer) -> FrameA
     return replace(answer, corners=corners, paper=paper, points=paper_points(paper))
 
 
+def bare_paper(image: np.ndarray, corners: np.ndarray) -> dict:
+    """{paper, points} of the grid at ``corners`` when its view looks like bare paper (in
+    gray and tint, to tell skin apart), else both None."""
+    from vision.occlusion import looks_bare
+    from vision.track import paper_points, paper_view
+
+    paper, _ = paper_view(image, corners)
+    if not looks_bare(paper):
+        return {"paper": None, "points": None}
+    return {"paper": paper, "points": paper_points(paper)}
+
+
 def square_outline() -> np.ndarray:
     from vision.occlusion import PAPER_CELL, PAPER_MARGIN
 
@@ -328,7 +345,7 @@ def read_frame(
     from api.pipeline import judge_reading
     from vision.locate import Located
     from vision.read import read_located
-    from vision.track import ink_signature, paper_points, paper_view
+    from vision.track import ink_signature
 
     lap = time.perf_counter()
     corners, signature = answer.corners, answer.signature
@@ -341,8 +358,7 @@ def read_frame(
         corners = np.asarray(reading.corners, np.float32)
         signature = ink_signature(gray, corners)
     if solved.solved:
-        paper, _ = paper_view(image, corners)  # gray and tint, to tell skin apart
-        points = paper_points(paper)
+        paper, points = bare_paper(image, corners).values()
     timings["read"] = _ms(lap)
     return replace(
         answer,
@@ -461,6 +477,7 @@ class LiveSession:
             outline=self.known.outline if paper else None,
             refine=self.frames % REFINE_EVERY == 0,
             changed=self.changed,
+            take_paper=self.known is not None and self.known.paper is None,
         )
 
     def answer(self, found: FrameAnswer) -> list[dict]:
@@ -469,7 +486,7 @@ class LiveSession:
         messages: list[dict] = []
         self.frames += 1
         if found.paper is not None and found.result is None and self.known is not None:
-            # the paper taken again through corners its lines refined
+            # the paper taken again through corners its lines refined, or at last bare
             self.known.paper, self.known.points, self.known.outline = (
                 found.paper,
                 found.points,

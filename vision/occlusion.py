@@ -103,6 +103,28 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     return states
 
 
+def looks_bare(view: np.ndarray) -> bool:
+    """Whether a view of a grid (`vision.track.paper_view`) looks like bare paper, fit to be
+    kept as the grid's paper: no cell's paper much darker than the grid's usual (a hand, a
+    shadow), nor of another tint (skin). A paper taken under a hand would hide that hand's
+    cells as the paper itself, and show the cells it leaves as covered.
+
+    >>> paper = np.full((220, 220), 200, np.uint8)
+    >>> looks_bare(paper), looks_bare(np.where(np.arange(220) < 80, 90, paper).astype(np.uint8))
+    (True, False)
+    """
+    cell, margin = PAPER_CELL, PAPER_MARGIN
+    inside = slice(margin, margin + 9 * cell)
+    gray = view[..., 0] if view.ndim == 3 else view
+    lit = _per_cell(cv2.dilate(gray, np.ones((5, 5), np.uint8))[inside, inside].astype(np.float32))
+    if (lit < PAPER_DARKER * np.median(lit)).any():
+        return False
+    if view.ndim == 3:
+        tint = _per_cell(view[inside, inside, 1].astype(np.float32))
+        return bool((np.abs(tint - np.median(tint)) <= TINT_DIFFERS).all())
+    return True
+
+
 def _paper_level(view: np.ndarray, valid: np.ndarray | None) -> float:
     """The brightness of the paper: the 90th percentile (a hand is darker than paper, and
     covers less than nine tenths of the grid when the grid can be followed at all), of every
