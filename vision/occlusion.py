@@ -39,6 +39,10 @@ CHANGED_SHARE = 0.03  # of a cell's pixels differing: the cell changed
 COVERED_SHARE = 0.3  # ... the cell is covered (a digit's ink rarely reaches this share)
 RIM = PAPER_CELL // 4
 PAPER_DARKER = 0.8  # the cell's paper (its lightest pixels) this much darker: covered
+# A page's own light falls off to 0.77 of its middle's at a grid's corners (Wicht's dim
+# photos): a cell darker than this share of the grid's usual is not bare paper (skin is told
+# by its tint before that).
+BARE_DARKER = 0.6
 
 
 def planes(image: np.ndarray) -> np.ndarray:
@@ -117,7 +121,7 @@ def looks_bare(view: np.ndarray) -> bool:
     inside = slice(margin, margin + 9 * cell)
     gray = view[..., 0] if view.ndim == 3 else view
     lit = _per_cell(cv2.dilate(gray, np.ones((5, 5), np.uint8))[inside, inside].astype(np.float32))
-    if (lit < PAPER_DARKER * np.median(lit)).any():
+    if (lit < BARE_DARKER * np.median(lit)).any():
         return False
     if view.ndim == 3:
         tint = _per_cell(view[inside, inside, 1].astype(np.float32))
