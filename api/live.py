@@ -201,8 +201,12 @@ def frame(data: bytes, job: FrameJob):
             signature = uncovered(image, gray, job.paper, corners, signature)
         differ, known = changes(signature, job.reference)
     timings["locate"] = _ms(lap)
-    if job.paper is not None and not other_grid(differ, known):
-        timings["total"] = _ms(started)  # the known grid, too covered to be followed
+    if job.paper is not None and not (
+        other_grid(differ, known) and bare_paper(image, corners)["paper"] is not None
+    ):
+        # the known grid, too covered to be followed; or a grid with something over it, whose
+        # ink cannot say it is another puzzle
+        timings["total"] = _ms(started)
         return FrameAnswer(size, timings=timings)
 
     answer = FrameAnswer(size, np.asarray(corners, np.float32), signature, tracked, differ, known)
