@@ -52,6 +52,7 @@ REFINE_EVERY = 3
 # ... and the paper taken again through the refined corners once they moved this share of a
 # cell from where it was taken.
 RETAKE = 0.15
+PAPER_SETTLES = 3  # frames with nothing over the grid before a paper taken again is kept
 # A frame whose ink changed in more cells than this is not read for a new entry (a hand's
 # edge over the grid changes a row of cells; a new digit one, and its neighbours' rims).
 NEW_ENTRY_CELLS = 4
@@ -453,6 +454,7 @@ class LiveSession:
         self.lost = 0  # frames since the known grid was last found
         self.frames = 0
         self.changed = False  # the last frame showed new ink on the known grid, uncovered
+        self.new_paper = None  # (paper, points, frames to wait) taken again, not yet kept
 
     def reset(self, mode: str | None = None) -> None:
         """Forget the grid (a new mode re-reads and sends its grid message anew)."""
@@ -481,7 +483,9 @@ class LiveSession:
             outline=self.known.outline if paper else None,
             refine=self.frames % REFINE_EVERY == 0,
             changed=self.changed,
-            take_paper=self.known is not None and self.known.paper is None,
+            take_paper=self.known is not None
+            and self.known.paper is None
+            and self.new_paper is None,
         )
 
     def answer(self, found: FrameAnswer) -> list[dict]:
@@ -489,13 +493,7 @@ class LiveSession:
         was just confirmed), and the state moved on."""
         messages: list[dict] = []
         self.frames += 1
-        if found.paper is not None and found.result is None and self.known is not None:
-            # the paper taken again through corners its lines refined, or at last bare
-            self.known.paper, self.known.points, self.known.outline = (
-                found.paper,
-                found.points,
-                None,
-            )
+        self.adopt_paper(found)
         self.changed = found.result is None and found.differ > 0 and clean(found.states)
         if found.outline is not None and self.known is not None:
             self.known.outline = found.outline
@@ -528,6 +526,34 @@ class LiveSession:
         state = "known" if shown is not None else "reading"
         messages.append(self.frame_message(found, shown, state))
         return messages
+
+    def adopt_paper(self, found: FrameAnswer) -> None:
+        """A paper taken again through refined corners (or at last bare) is kept once the
+        next PAPER_SETTLES frames show nothing over the grid: a hand's first edge entering
+        a cell may pass unseen for a frame, and a paper with it would hide that cell for
+        good."""
+        if self.known is None:
+            self.new_paper = None
+            return
+        if found.paper is not None and found.result is None:
+            if self.known.paper is None:  # the first (bare) paper: nothing to check it by
+                self.known.paper, self.known.points, self.known.outline = (
+                    found.paper,
+                    found.points,
+                    None,
+                )
+                return
+            self.new_paper = (found.paper, found.points, PAPER_SETTLES)
+            return
+        if self.new_paper is None:
+            return
+        if found.states is None or found.states.any():  # any cell not SAME (0)
+            self.new_paper = None  # something came over the grid: that paper may show it
+            return
+        paper, points, wait = self.new_paper
+        self.new_paper = (paper, points, wait - 1) if wait > 1 else None
+        if wait == 1:
+            self.known.paper, self.known.points, self.known.outline = paper, points, None
 
     @staticmethod
     def shows_known(found: FrameAnswer) -> bool:
