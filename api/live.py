@@ -319,11 +319,14 @@ def refined(image, gray, job: FrameJob, followed, answer: FrameAnswer) -> FrameA
 def bare_paper(image: np.ndarray, corners: np.ndarray) -> dict:
     """{paper, points} of the grid at ``corners`` when its view looks like bare paper (in
     gray and tint, to tell skin apart), else both None."""
-    from vision.occlusion import looks_bare
+    from vision.occlusion import PAPER_CELL, PAPER_MARGIN, RIM, looks_bare
     from vision.track import paper_points, paper_view
 
-    paper, _ = paper_view(image, corners)
-    if not looks_bare(paper):
+    paper, valid = paper_view(image, corners)
+    # the grid and a rim around it must be in the frame: the replicated edge of the frame
+    # kept as paper would differ from the page once the page is seen there
+    rim = slice(PAPER_MARGIN - RIM, PAPER_MARGIN + 9 * PAPER_CELL + RIM)
+    if not (valid[rim, rim].all() and looks_bare(paper)):
         return {"paper": None, "points": None}
     return {"paper": paper, "points": paper_points(paper)}
 
