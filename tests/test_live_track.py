@@ -1,4 +1,5 @@
-"""Tracking a grid through a synthetic video, and its ink signature (vision.track)."""
+"""Tracking a grid through a synthetic video, its ink signature, and following its paper
+under a hand (vision.track, vision.occlusion)."""
 
 from __future__ import annotations
 
@@ -6,15 +7,21 @@ import cv2
 import numpy as np
 import pytest
 
+from samples.hand_video import hand_video
 from samples.synthetic import make_video
 from vision.locate import locate_grid
+from vision.occlusion import SAME
 from vision.track import (
     EMPTY,
     INK,
     UNKNOWN,
     best_turn,
     changes,
+    follow_paper,
     ink_signature,
+    paper_points,
+    paper_view,
+    refined_outline,
     track_grid,
 )
 
@@ -86,3 +93,54 @@ def test_a_full_search_finds_the_grid_of_a_video_frame(video):
         ink_signature(gray(frame), located.corners), ink_signature(gray(frame), frame.corners)
     )
     assert differ == 0
+
+
+@pytest.fixture(scope="module")
+def hand():
+    """A page filmed while a hand (a dark bar two cells wide) crosses its grid."""
+    page = make_video(8, n_frames=1, hand=False, out_of_view=False).frames[0]
+    return hand_video(page.image, page.corners, n_frames=40, hand=(0.2, 0.8), seed=3)
+
+
+@pytest.mark.parametrize("seen", [gray, lambda frame: frame.image], ids=["gray", "colour"])
+def test_the_paper_is_followed_under_a_hand_and_the_covered_cells_are_told(hand, seen):
+    first = hand.frames[0]
+    paper, _ = paper_view(seen(first), first.corners)
+    points = paper_points(paper)
+    corners, previous = first.corners, first.corners
+    covered_seen = 0
+    for frame in hand.frames[1:]:
+        followed = follow_paper(seen(frame), 2 * corners - previous, paper, points)
+        assert followed is not None, "the grid was lost under a bar over a third of it"
+        error = np.linalg.norm(followed.corners - frame.corners, axis=1).max() / frame.cell
+        assert error < 0.1
+        # every cell the bar covers a tenth of is hidden; most others are as the paper was
+        assert (followed.states[frame.covered] != SAME).all()
+        assert (followed.states[~frame.covered] == SAME).mean() > 0.8
+        covered_seen += int(frame.covered.sum())
+        previous, corners = corners, followed.corners
+    assert covered_seen > 100
+
+
+def test_another_puzzle_is_not_taken_for_the_known_paper(video, hand):
+    first = hand.frames[0]
+    paper, _ = paper_view(gray(first), first.corners)
+    other = make_video(9, n_frames=1, hand=False).frames[0]  # another page, another puzzle
+    assert follow_paper(gray(other), other.corners, paper) is None
+    blank = np.full((480, 640), 200, np.uint8)
+    assert follow_paper(blank, first.corners, paper) is None
+
+
+def test_a_paper_taken_off_the_grid_is_brought_onto_it_by_the_lines(video):
+    first = video.frames[0]
+    cell = first.cell.mean()
+    off = first.corners + np.float32([[0.3, -0.2], [0.25, 0.1], [-0.1, 0.3], [0.2, 0.2]]) * cell
+    paper, _ = paper_view(gray(first), off)  # as a blurred reading might have placed it
+    corners, outline, errors = off, None, []
+    for frame in video.frames[1:40]:
+        followed = follow_paper(gray(frame), corners, paper, outline=outline)
+        assert followed is not None
+        outline = refined_outline(gray(frame), followed, outline)
+        errors.append(np.linalg.norm(followed.corners - frame.corners, axis=1).max() / cell)
+        corners = followed.corners
+    assert errors[0] > 0.25 and max(errors[-10:]) < 0.08

@@ -9,6 +9,7 @@
   const COLOURS = {
     outline: "rgba(46, 125, 50, 0.9)",
     digit: "rgb(21, 101, 192)",
+    pencilDigit: "rgba(21, 101, 192, 0.55)", // over the player's pencil candidates: paler
     hint: "rgba(255, 214, 0, 0.35)",
     hintDigit: "rgb(123, 31, 162)",
     mistake: "rgb(198, 40, 40)",
@@ -39,7 +40,13 @@
     frozen: false,
     waiting: false, // a frame is out: the next goes only after its answer
     timer: 0,
+    fresh: true, // the video has a frame not sent yet
+    lastTime: -1, // the video time of the last frame sent (without requestVideoFrameCallback)
+    known: false, // a grid was solved on this connection: the status speaks of it
   };
+  // Chromium and Safari say when the video shows a new frame: a frame is sent only then, so a
+  // 15-frames-a-second camera is not sent the same picture twice
+  const FRAME_CALLBACK = "requestVideoFrameCallback" in HTMLVideoElement.prototype;
   const grab = document.createElement("canvas"); // the downscaled frame, encoded as JPEG
 
   function say(text, kind = "") {
@@ -124,6 +131,9 @@
     const grid = message.grid !== null ? live.grids.get(message.grid) : null;
     const h = homography(corners);
     if (!grid || !h) return;
+    // cells the server saw covered (a hand, a pen, a shadow) or changed: nothing is drawn
+    // into them, so the digits stay under the hand rather than on it
+    const hidden = (i) => message.hidden?.[i] === "1";
     const digits = new Array(81).fill(0);
     let colour = COLOURS.digit;
     if (grid.solution) {
@@ -133,6 +143,7 @@
       colour = COLOURS.hintDigit;
       for (const name of grid.hint.cells || []) {
         const i = cellOf(name);
+        if (i < 0 || hidden(i)) continue;
         inCell(ctx, h, Math.floor(i / 9), i % 9, () => {
           ctx.fillStyle = COLOURS.hint;
           ctx.fillRect(0, 0, 100, 100);
@@ -144,11 +155,18 @@
     ctx.textAlign = "center";
     ctx.textBaseline = "middle";
     const height = Math.min(0.8, Math.max(0.3, grid.digit_height || DIGIT_HEIGHT));
-    ctx.font = `500 ${Math.round(100 * height * 1.38)}px system-ui, "DejaVu Sans", sans-serif`;
+    const size = Math.round(100 * height * 1.38);
     digits.forEach((d, i) => {
-      if (d) inCell(ctx, h, Math.floor(i / 9), i % 9, () => ctx.fillText(String(d), 50, 56));
+      if (!d || hidden(i)) return;
+      // a cell with the player's pencil candidates: the digit smaller, paler and low in the
+      // cell, so the candidates (written along its top) stay readable
+      const pencil = grid.kinds?.[i] === "c";
+      ctx.fillStyle = pencil ? COLOURS.pencilDigit : colour;
+      ctx.font = `500 ${pencil ? Math.round(size * 0.6) : size}px system-ui, "DejaVu Sans", sans-serif`;
+      inCell(ctx, h, Math.floor(i / 9), i % 9, () => ctx.fillText(String(d), pencil ? 62 : 50, pencil ? 70 : 56));
     });
     for (const m of grid.mistakes || []) {
+      if (hidden(m.index)) continue;
       inCell(ctx, h, Math.floor(m.index / 9), m.index % 9, () => {
         ctx.strokeStyle = COLOURS.mistake;
         ctx.lineWidth = 8;
@@ -175,7 +193,44 @@
     return "Solved: the missing digits are drawn on the paper.";
   }
 
+  // What the status line says after a frame: once a grid is solved, only what the user can
+  // act on (it is solved; hold steady; move closer), never a reading error of a covered frame.
+  function status(message) {
+    const grid = message.grid !== null ? live.grids.get(message.grid) : null;
+    if (grid) {
+      live.known = true;
+      const cell = message.corners ? cellSide(message.corners) / live.scale : Infinity;
+      const small = cell < view.canvas.width / 40;
+      return [small ? `${describe(grid)} Move closer for a steadier picture.` : describe(grid), "ok"];
+    }
+    if (live.known) {
+      if (message.state === "lost") return ["Solved. Hold steady with the whole grid in view.", "ok"];
+      return ["Hold steady: finding the grid again…", ""];
+    }
+    if (message.state === "reading") {
+      return [message.message ? `Reading… ${message.message}` : "Reading… hold still.", ""];
+    }
+    return ["Point the camera at a sudoku.", ""];
+  }
+
+  function cellSide(corners) {
+    let side = 0;
+    for (let i = 0; i < 4; i++) {
+      const [x0, y0] = corners[i];
+      const [x1, y1] = corners[(i + 1) % 4];
+      side += Math.hypot(x1 - x0, y1 - y0) / 36;
+    }
+    return side;
+  }
+
   // ---- frames out, answers in ---------------------------------------------------------
+
+  function onVideoFrame() {
+    if (!live.stream) return;
+    live.fresh = true;
+    if (!live.waiting && !live.timer) sendFrame();
+    view.video.requestVideoFrameCallback(onVideoFrame);
+  }
 
   function sendFrame() {
     live.timer = 0;
@@ -190,6 +245,14 @@
       live.timer = setTimeout(sendFrame, wait);
       return;
     }
+    if (!FRAME_CALLBACK && video.currentTime !== live.lastTime) live.fresh = true;
+    if (!live.fresh) {
+      // the picture was sent already: wait for the next (the frame callback sends it)
+      if (!FRAME_CALLBACK) live.timer = setTimeout(sendFrame, 15);
+      return;
+    }
+    live.fresh = false;
+    live.lastTime = video.currentTime;
     if (view.canvas.width !== video.videoWidth || view.canvas.height !== video.videoHeight) {
       view.canvas.width = video.videoWidth;
       view.canvas.height = video.videoHeight;
@@ -243,9 +306,7 @@
     }
     if (!live.frozen) drawAnswer(message);
     document.body.dataset.liveState = message.state;
-    if (message.state === "searching") say("Point the camera at a sudoku.");
-    else if (message.state === "reading") say(message.message ? `Reading… ${message.message}` : "Reading… hold still.");
-    else if (message.grid !== null && live.grids.has(message.grid)) say(describe(live.grids.get(message.grid)), "ok");
+    say(...status(message));
     sendFrame();
   }
 
@@ -262,8 +323,16 @@
     view.check.setAttribute("aria-pressed", String(live.mode === "check"));
     say("Starting the camera…");
     try {
+      // the device's own aspect: a phone held upright films upright (asking 1280x720 of it
+      // had the browser crop its 720x1280 picture to a square)
+      const upright = matchMedia("(orientation: portrait)").matches;
       live.stream = await navigator.mediaDevices.getUserMedia({
-        video: { facingMode: { ideal: "environment" }, width: { ideal: 1280 }, height: { ideal: 720 } },
+        video: {
+          facingMode: { ideal: "environment" },
+          width: { ideal: upright ? 720 : 1280 },
+          height: { ideal: upright ? 1280 : 720 },
+          resizeMode: { ideal: "none" },
+        },
         audio: false,
       });
     } catch (error) {
@@ -272,6 +341,7 @@
     }
     view.video.srcObject = live.stream;
     await view.video.play().catch(() => {});
+    if (FRAME_CALLBACK) view.video.requestVideoFrameCallback(onVideoFrame);
     connect();
   }
 
@@ -280,6 +350,7 @@
     live.socket = new WebSocket(`${scheme}://${location.host}/v1/live`);
     live.waiting = false;
     live.grids.clear(); // grid ids are per connection
+    live.known = false;
     live.socket.addEventListener("message", onMessage);
     live.socket.addEventListener("close", (event) => {
       if (!view.section.hidden && event.code !== 1000) {
@@ -346,6 +417,7 @@
     view.hint.setAttribute("aria-pressed", String(live.mode === "hint"));
     view.check.setAttribute("aria-pressed", String(live.mode === "check"));
     live.grids.clear();
+    live.known = false;
     if (live.socket && live.socket.readyState === WebSocket.OPEN) {
       live.socket.send(JSON.stringify({ type: "mode", mode: live.mode }));
     }

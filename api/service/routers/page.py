@@ -16,3 +16,9 @@ router = APIRouter(tags=["page"])
 @router.get("/", include_in_schema=False)
 async def page() -> FileResponse:
     return FileResponse(STATIC / "index.html", media_type="text/html; charset=utf-8")
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+async def favicon() -> FileResponse:
+    """The icon browsers ask for by this path (the page links the SVG one too)."""
+    return FileResponse(STATIC / "favicon.ico", media_type="image/x-icon")
