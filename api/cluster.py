@@ -193,17 +193,21 @@ def connect(scheduler: str, *, timeout: float = 30) -> Iterator:
                     }
                 )
             )
-            cluster = stack.enter_context(
-                LocalCluster(
-                    n_workers=workers,
-                    threads_per_worker=1,
-                    processes=True,
-                    dashboard_address=None,
-                    # no dashboard; its health/metrics server on a free loopback port
-                    scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-                    silence_logs=40,
+            # Ctrl-C in a terminal reaches the whole process group: the worker processes
+            # ignore it (they inherit the ignored signal), so a photo they finished is handed
+            # back and recorded, and the client alone stops the run (`dask_runner`)
+            with _sigint_ignored():
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=workers,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        # no dashboard; its health/metrics server on a free loopback port
+                        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
+                        silence_logs=40,
+                    )
                 )
-            )
             client = stack.enter_context(Client(cluster))
         else:
             try:
@@ -316,15 +320,21 @@ def dask_runner(client, window: int | None = None, chunk: int | None = None) -> 
 
         top_up()
         interrupted = _watch_ctrl_c()
+        # a finished chunk's records not yet handed over: a Ctrl-C thrown in while the caller
+        # writes one of them must not lose the others (their overlays are written already)
+        pending: collections.deque = collections.deque()
         try:
             for future in finished:
                 if interrupted.is_set():
                     raise KeyboardInterrupt
-                yield from batch.records(future)
+                pending.extend(batch.records(future))
+                while pending:
+                    yield pending.popleft()
                 top_up()
         except KeyboardInterrupt:
             # the chunks already on the workers write their solved photos anyway: their
             # records are kept too, or a resume would solve them again
+            yield from pending
             yield from batch.finish(INTERRUPT_GRACE_S)
             raise
         finally:
@@ -375,8 +385,9 @@ class _Batch:
         """The records a finished task gives (none for photos that go out again)."""
         from distributed import KilledWorker
 
-        _, chunk = self.flying.pop(future.key)
-        self.photos -= len(chunk)
+        # the chunk stays in flight until its records are in hand: a Ctrl-C raised while
+        # they are fetched leaves it to `finish`, which fetches them again
+        _, chunk = self.flying[future.key]
         try:
             records = future.result()
         except KilledWorker:
@@ -393,6 +404,8 @@ class _Batch:
         except Exception as error:  # a task that could not run (pickling, a bug)
             message = f"internal error: {type(error).__name__}: {error}"
             records = [failure(task.photo, "error", message) for task in chunk]
+        del self.flying[future.key]
+        self.photos -= len(chunk)
         future.release()  # the scheduler forgets the task now, not at garbage collection
         for record in records:
             self.crashes.pop(record.file, None)
@@ -477,6 +490,19 @@ class _CtrlC(threading.Event):
     def restore(self) -> None:
         if self.previous is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, self.previous)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored while processes are started (they keep it ignored), then restored."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _watch_ctrl_c() -> _CtrlC:
