@@ -34,8 +34,8 @@ test: setup-dev
 train: setup-dev
 	@sh .ci/system-packages $(APT_TRAIN)
 	$(BIN)/python -m pip install -q -e '.[dev,dask,train]'
-	$(BIN)/python -m api.train_cells --cell-only
-	$(BIN)/python -m api.train_cells --hand-only --variants 2
+	$(BIN)/python -m api.train.cells --cell-only
+	$(BIN)/python -m api.train.cells --hand-only --variants 2
 
 serve: setup
 	$(BIN)/sudoku-lens serve --host $(HOST) --port $(PORT)

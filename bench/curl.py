@@ -25,7 +25,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from api.pipeline import solve_photo  # noqa: E402
+from api.photo.pipeline import solve_photo  # noqa: E402
 from samples.synthetic import NEWSPAPER_IN_HAND, curled_photo  # noqa: E402
 from vision import NoGridFound, read_photo  # noqa: E402
 

@@ -17,7 +17,7 @@ makes the same puzzles, so two runs differ only by the machine's load (printed).
   ../shared or a C++ compiler.
 - sheet round trip: puzzles laid out by `api.sheet` (300 dpi), each grid photographed as a
   phone photo (`samples.synthetic.photograph_sheet`: angles, light, blur, noise, JPEG) and
-  read by the photo reader (`api.pipeline.solve_photo`): every given must read back.
+  read by the photo reader (`api.photo.pipeline.solve_photo`): every given must read back.
 """
 
 from __future__ import annotations
@@ -126,7 +126,7 @@ def tdoku_counts(binary: Path, lines: list[str]) -> list[int]:
 
 def sheet_round_trip(made: list, seeds: int) -> tuple[int, int, int, int, float]:
     """(givens read right, givens printed, grids read exactly, grids, seconds a photo)."""
-    from api.pipeline import solve_photo
+    from api.photo.pipeline import solve_photo
     from api.sheet import layout, render_sheet
     from samples.synthetic import photograph_sheet
 

@@ -6,11 +6,11 @@
     python bench/handwriting.py --write-calibration   # ship the hand model's misread rates
 
 Every figure is measured with a model that did not train on the photo: the labelled photos
-are split into folds by puzzle (`api.train_cells.fold_of`), fold k's model is trained on
-the other folds (`python -m api.train_cells --fold k`), and each photo is read by its own
+are split into folds by puzzle (`api.train.cells.fold_of`), fold k's model is trained on
+the other folds (`python -m api.train.cells --fold k`), and each photo is read by its own
 fold's model.
 
-The check's decision (`api.entries.judge_entries`) weighs a person's slip against the
+The check's decision (`api.photo.entries.judge_entries`) weighs a person's slip against the
 reader's misread, and the misread rates per kind of ink (`vision.calibration.HandRates`)
 are fitted on real hand crops held out by photo AND by writer: the entries of Kubiesa's
 photos (one hand, pen and pencil) are judged with rates fitted on Wicht's mixed set (pasted
@@ -48,10 +48,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-import api.pipeline as pipeline  # noqa: E402
+import api.photo.pipeline as pipeline  # noqa: E402
 from api import train_cells as tc  # noqa: E402
-from api.entries import call, entry_posterior, ink_kinds, seen_digits  # noqa: E402
-from api.threads import limit_threads  # noqa: E402
+from api.photo.entries import call, entry_posterior, ink_kinds, seen_digits  # noqa: E402
+from api.scale.threads import limit_threads  # noqa: E402
 from vision.calibration import HandRates, fit_ink, save_hand  # noqa: E402
 from vision.kinds import MODEL  # noqa: E402
 
@@ -160,7 +160,7 @@ def rates_file(rates: HandRates) -> Path:
 
 
 class TimedCorrect:
-    """`api.pipeline.correct` timed beside today's (`--base`) on the same arguments."""
+    """`api.photo.pipeline.correct` timed beside today's (`--base`) on the same arguments."""
 
     def __init__(self, base: str):
         self.today = old_correct(base)
@@ -341,7 +341,7 @@ def pasted(
     kinds and its contrast, scaled by the two photos' print), and the photo judged again.
     The pasted digit is one the cell's units do not show (a slip), or with `double` one
     they do (the person wrote a digit twice: said as a double)."""
-    from api.correct import PEERS
+    from api.photo.correct import PEERS
 
     values = np.array([int(c) for c in result.givens])
     seen = seen_digits(values, result.marks.entries)
@@ -435,7 +435,7 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     parser.add_argument(
         "--kinds", type=Path, default=tc.CACHE / "kubiesa-kinds.json",
-        help="Kubiesa's derived kinds (written by api.train_cells)",
+        help="Kubiesa's derived kinds (written by api.train.cells)",
     )  # fmt: skip
     parser.add_argument("--note", default="", help="said in the header (how the models were made)")
     parser.add_argument("--base", default="4b6ad2e", help="commit of today's `correct`")

@@ -266,7 +266,7 @@ def transport(args) -> None:
 def choose_photos(count: int) -> list[tuple[str, np.ndarray, np.ndarray]]:
     """The first photos of Wicht's (two thirds) and Kubiesa's (a third) whose first video
     frame the live mode reads and solves on its own, with the number tried."""
-    from api.live import FrameJob, frame
+    from api.photo.live import FrameJob, frame
 
     wanted = {"wicht": count - count // 3, "kubiesa": count // 3}
     chosen, tried = [], 0

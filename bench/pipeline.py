@@ -11,7 +11,7 @@ stage the p50 over every photo of every round, and the ratio. The photos: 40 of
 wichtounet's 640x480 printed photos (every third, sorted by name) and kubiesa's 20 12 MP
 (4032x3024) hand-filled ones, each solved with the overlay drawn and encoded as JPEG (what
 `solve` and the HTTP service do by default). --live runs instead the frame a live client's
-new grid costs (`api.live.frame` with no reference: decode, locate, read, judge) on the
+new grid costs (`api.photo.live.frame` with no reference: decode, locate, read, judge) on the
 same 40 photos. It also prints each tree's start-up (imports and `warm_up`) and its first
 photo after start-up. Beside the wall-clock stages it prints each photo's CPU time (this
 process's, `time.process_time`): on a machine shared with other work the wall clock also
@@ -56,7 +56,7 @@ sys.path.insert(0, str(REPO))
 
 import numpy as np  # noqa: E402
 
-from api.evaluation import read_dat  # noqa: E402
+from api.photo.evaluation import read_dat  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 WICHT = SHARED / "datasets" / "wichtounet" / "images"
@@ -142,7 +142,7 @@ def accuracy(report: Path, photos: list[Path]) -> dict:
 def latency(sources: list) -> tuple[list[float], dict[str, int], str]:
     """End-to-end milliseconds per photo (bytes in, overlay JPEG bytes out), one process;
     the statuses; the median of each stage, to show where the time goes."""
-    from api.pipeline import solve_photo, warm_up
+    from api.photo.pipeline import solve_photo, warm_up
 
     warm_up()  # as in a running worker: the solver compiled, the model loaded
     solve_photo(sources[0], encode="jpeg")
@@ -368,14 +368,14 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     start = time.perf_counter()
     sys.path[:] = [str(tree)] + [p for p in sys.path if Path(p or ".").resolve() != REPO]
     for module in [m for m in sys.modules if m.split(".")[0] in ("api", "vision", "solver")]:
-        del sys.modules[module]  # this script imported its own tree's api.evaluation
+        del sys.modules[module]  # this script imported its own tree's api.photo.evaluation
     import cv2
 
     cv2.setNumThreads(1)
-    from api.pipeline import solve_photo, warm_up
+    from api.photo.pipeline import solve_photo, warm_up
 
     if live:
-        from api.live import FrameJob, frame
+        from api.photo.live import FrameJob, frame
 
         def run(data: bytes) -> tuple[str, dict]:
             answer = frame(data, FrameJob())
@@ -477,7 +477,7 @@ def report(name: str, label: str, ours: str, rounds: int, live: bool, base: Path
         runs[label].append(run_worker(base, name, live))
         runs[ours].append(run_worker(REPO, name, live))
     n = len(photo_set(name))
-    what = "live new-grid frame (api.live.frame)" if live else "solve_photo + overlay JPEG"
+    what = "live new-grid frame (api.photo.live.frame)" if live else "solve_photo + overlay JPEG"
     print(f"\n{n} {name} photos, {what}; {rounds} rounds alternating {label} / {ours},")
     print(f"one thread each, {os.cpu_count()} cores; load average {load} before,")
     print("  " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + " after")

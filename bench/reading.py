@@ -30,8 +30,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 SHARED = REPO.parent / "shared" / "datasets"
 
-from api.evaluation import evaluate, find_samples, summarise  # noqa: E402
-from api.threads import limit_threads  # noqa: E402
+from api.photo.evaluation import evaluate, find_samples, summarise  # noqa: E402
+from api.scale.threads import limit_threads  # noqa: E402
 
 
 def accuracy(folder: Path, engine: str) -> dict:

@@ -21,7 +21,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from api.train_digits import SHARED, held_out, wichtounet_photos  # noqa: E402
+from api.train.digits import SHARED, held_out, wichtounet_photos  # noqa: E402
 from vision.cells import cut_cells  # noqa: E402
 from vision.recognise import ENGINES, recognise, upright_turns  # noqa: E402
 

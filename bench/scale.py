@@ -110,7 +110,7 @@ class Sampler:
 
 
 # What docs/scale.md tells a cluster's operator to put in the scheduler's and workers' Dask
-# config: the same settings `--scheduler local:N` uses (api.cluster).
+# config: the same settings `--scheduler local:N` uses (api.scale.cluster).
 DASK_CONFIG = """\
 distributed:
   scheduler:
@@ -391,7 +391,7 @@ class RunWithPid(Run):
 def projection(per_photo: float, per_task: float, photos: int = 10_000_000) -> list[str]:
     """Hours for `photos` on N machines of 8 cores, from CPU time per photo and the scheduler's
     CPU time per photo (`per_task`: its CPU over a run / the photos; tasks carry a few photos
-    each, `api.cluster.CHUNK`). One scheduler process caps the rate at 1 / per_task."""
+    each, `api.scale.cluster.CHUNK`). One scheduler process caps the rate at 1 / per_task."""
     lines = [
         f"projected, not measured: {photos:,} photos at {per_photo * 1000:.0f} ms CPU each "
         f"(one core of this machine), scheduler {per_task * 1000:.2f} ms CPU per photo",
@@ -428,7 +428,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     # the command, the scheduler and the workers started here run this checkout's code (the
-    # scheduler imports `api.cluster` for the batch's clearing), not another installed copy
+    # scheduler imports `api.scale.cluster` for the batch's clearing), not another installed copy
     os.environ["PYTHONPATH"] = os.pathsep.join(
         [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])]
     )

@@ -9,7 +9,7 @@ confidences can be trusted.
    each reading judged by today's correction (the commit named by --base) and by this one:
    solved right, refused (by status) and WRONG (solved with another solution). Each is
    judged as the pipeline judges it: what the cell model calls print, then, when that does
-   not solve, the print reader's own reading (`api.pipeline.judge_reading`).
+   not solve, the print reader's own reading (`api.photo.pipeline.judge_reading`).
 2. Simulated readings of generated puzzles with faults: 1-3 missed givens (no ink, or a faint
    mark), confusable swaps (1/7, 3/8, 5/6, 6/8, 8/9, 4/9), spurious digits from specks and
    pencil marks, several at once; every cell's probability drawn from the engine's own
@@ -19,7 +19,7 @@ confidences can be trusted.
    kind, and every WRONG reading is printed with its faults.
 3. Calibration per engine (`vision.calibration`), fitted on readings the engine did not
    train on: Tesseract on the even photos (checked on the odd), the classifier on the
-   photos that `api.train_digits --holdout` left out, read by that model (pass it with
+   photos that `api.train.digits --holdout` left out, read by that model (pass it with
    --holdout-model). The expected calibration error (ECE) and the accuracy of the cells
    shown as 100% (>= 99.5%) before and after, on the held-out half; a PNG reliability plot;
    --write-calibration ships what was fitted (vision/models/calibration.json).
@@ -46,9 +46,9 @@ sys.path.insert(0, str(REPO))
 import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
-from api.correct import cell_name  # noqa: E402
-from api.evaluation import wicht_samples  # noqa: E402
-from api.pipeline import _ink, judge  # noqa: E402
+from api.photo.correct import cell_name  # noqa: E402
+from api.photo.evaluation import wicht_samples  # noqa: E402
+from api.photo.pipeline import _ink, judge  # noqa: E402
 from samples.synthetic import make_puzzle  # noqa: E402
 from solver.fast import count_solutions_81  # noqa: E402
 
@@ -63,7 +63,7 @@ BINS = np.array([0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 0.999, 0.9995, 1.0 + 1e-9]
 def old_correct(base: str):
     """`correct` as it was at commit `base`: today's behaviour to compare with."""
     text = subprocess.run(
-        ["git", "-C", str(REPO), "show", f"{base}:api/correct.py"],
+        ["git", "-C", str(REPO), "show", f"{base}:api/photo/correct.py"],
         capture_output=True,
         text=True,
         check=True,
@@ -83,11 +83,11 @@ def solution_of(givens: np.ndarray) -> np.ndarray | None:
 
 
 def held_out(sample, fold: int | None, folds: int) -> bool:
-    """Whether the photo's puzzle lies in `fold` (api.train_cells' folds by puzzle), i.e. a
+    """Whether the photo's puzzle lies in `fold` (api.train.cells' folds by puzzle), i.e. a
     cell model trained with `--fold fold` never saw it; every photo when fold is None."""
     if fold is None:
         return True
-    from api.train_cells import fold_of
+    from api.train.cells import fold_of
 
     return fold_of("w" + "".join(map(str, sample.givens)), folds) == fold
 
@@ -375,7 +375,7 @@ def first_solved(judged) -> tuple[bool, np.ndarray | None]:
 
 
 def puzzle_key(sample) -> str:
-    """The 81 digits of a sample's givens: how `api.train_digits` groups photos."""
+    """The 81 digits of a sample's givens: how `api.train.digits` groups photos."""
     return "".join(map(str, np.asarray(sample.givens).ravel()))
 
 
@@ -407,7 +407,7 @@ def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, l
 
     Tesseract never trained on these photos: fitted on the even ones, checked on the odd.
     The classifier trained on every wichtounet photo, so its calibration is fitted on the
-    photos that a model trained without them (`api.train_digits --holdout`, one puzzle
+    photos that a model trained without them (`api.train.digits --holdout`, one puzzle
     in four left out) never saw, read by that model: its temperature alone (too few wrong
     cells to learn confusions from), half fitted and half checked.
     """
@@ -418,7 +418,7 @@ def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, l
         return calibration, calibrate(read[1::2], calibration), split
     if args.holdout_model is None:
         return None, [], ""
-    from api.train_digits import held_out as digits_held_out
+    from api.train.digits import held_out as digits_held_out
 
     os.environ["SUDOKU_LENS_DIGIT_MODEL"] = str(args.holdout_model)
     try:
@@ -432,7 +432,7 @@ def fitted_calibration(engine: str, photos: list[dict], args) -> tuple[object, l
     unseen = [p for p in unseen if p["reading"]]
     wrong = sum(int((p["raw"].argmax(axis=1) != p["truth"]).sum()) for p in unseen[0::2])
     split = (
-        "classifier: the wichtounet photos of the puzzles `api.train_digits --holdout`"
+        "classifier: the wichtounet photos of the puzzles `api.train.digits --holdout`"
         f" leaves out ({len(unseen)} photos), read by that model; the even ones fitted"
         f" ({wrong} wrong cells of {81 * len(unseen[0::2])})"
     )
@@ -456,7 +456,7 @@ def main() -> None:
         "--holdout-model",
         type=Path,
         default=None,
-        help="digits.npz written by `python -m api.train_digits --holdout`: fit the"
+        help="digits.npz written by `python -m api.train.digits --holdout`: fit the"
         " classifier's calibration on the photos it left out",
     )
     ap.add_argument(
@@ -468,7 +468,7 @@ def main() -> None:
         "--held-out-fold",
         type=int,
         default=None,
-        help="with $SUDOKU_LENS_CELL_MODEL set to the model trained by `api.train_cells"
+        help="with $SUDOKU_LENS_CELL_MODEL set to the model trained by `api.train.cells"
         " --fold K`: read with the classifier only the photos of fold K (never trained on)",
     )
     ap.add_argument("--folds", type=int, default=4)

@@ -1,4 +1,4 @@
-"""api.batch: the plan of a batch, the report, the crash-tolerant pool."""
+"""api.scale.batch: the plan of a batch, the report, the crash-tolerant pool."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from api import batch
-from api.batch import PlanError, Settings, Task, make_plan
-from api.threads import cores
+from api.scale import batch
+from api.scale.batch import PlanError, Settings, Task, make_plan
+from api.scale.threads import cores
 
 
 def touch(path: Path, data: bytes = b"x") -> Path:
@@ -127,9 +127,9 @@ def _killer_solve(source, **kwargs):
 
 
 def test_a_photo_that_kills_its_worker_is_an_error_and_the_rest_is_done(tmp_path, monkeypatch):
-    import api.pipeline
+    import api.photo.pipeline
 
-    monkeypatch.setattr(api.pipeline, "solve_photo", _killer_solve)
+    monkeypatch.setattr(api.photo.pipeline, "solve_photo", _killer_solve)
     tasks = [Task(str(tmp_path / f"p{i}.jpg"), None) for i in range(6)]
     tasks.insert(3, Task(str(tmp_path / "killer.jpg"), None))
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from api import batch
+from api.scale import batch
 from samples.synthetic import make_photo
 
 REPO = Path(__file__).resolve().parent.parent

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from api.correct import PEERS, correct
-from api.entries import (
+from api.photo.correct import PEERS, correct
+from api.photo.entries import (
     RIGHT_MISS,
     SLIP,
     WRONG_ODDS,
@@ -21,7 +21,7 @@ from api.entries import (
     entry_posterior,
     judge_entries,
 )
-from api.pipeline import judge
+from api.photo.pipeline import judge
 from samples.synthetic import make_puzzle
 from vision.calibration import HandRates, InkRates, save_hand
 
@@ -215,7 +215,7 @@ def test_correct_asks_the_solver_once_per_grid(puzzle):
 
 def test_the_same_reading_is_corrected_once(puzzle, monkeypatch):
     """Issue 32: a reading corrected a second time asks the solver nothing."""
-    import api.correct as module
+    import api.photo.correct as module
     from solver.fast import count_solutions_81
 
     givens, _ = puzzle

@@ -120,7 +120,7 @@ def test_the_eval_module_imports_no_vision_until_run():
 
 
 def test_corner_error_matches_corners_in_any_cyclic_order():
-    from api.evaluation import corner_error
+    from api.photo.evaluation import corner_error
 
     square = np.float32([[0, 0], [100, 0], [100, 100], [0, 100]])
     assert corner_error(np.roll(square, 1, axis=0), square) == 0

@@ -55,7 +55,7 @@ def folder(tmp_path_factory, photos):
 
 
 def test_the_cli_imports_cheaply():
-    heavy = "{'cv2', 'numba', 'vision', 'api.pipeline', 'PIL'}"
+    heavy = "{'cv2', 'numba', 'vision', 'api.photo.pipeline', 'PIL'}"
     code = f"import api.cli, sys; print(sorted({heavy} & set(sys.modules)))"
     out = subprocess.run([str(PYTHON), "-c", code], capture_output=True, text=True, cwd=REPO)
     assert out.stdout.strip() == "[]", out.stderr

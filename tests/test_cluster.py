@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("distributed", reason="the dask extra is not installed (pip install '.[dask]')")
 pytest.importorskip("fsspec", reason="the dask extra is not installed (pip install '.[dask]')")
 
-from api import batch  # noqa: E402
-from api.batch import Settings, Task  # noqa: E402
+from api.scale import batch  # noqa: E402
+from api.scale.batch import Settings, Task  # noqa: E402
 from samples.synthetic import make_photo  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
@@ -128,16 +128,16 @@ class _Killer:
     name = "test-killer"
 
     def setup(self, worker) -> None:
-        import api.pipeline
+        import api.photo.pipeline
 
-        real = api.pipeline.solve_photo
+        real = api.photo.pipeline.solve_photo
 
         def solve_photo(source, **kwargs):
             if "killer" in str(source):
                 os.kill(os.getpid(), signal.SIGKILL)
             return real(source, **kwargs)
 
-        api.pipeline.solve_photo = solve_photo
+        api.photo.pipeline.solve_photo = solve_photo
 
 
 def run_with_a_killer(tmp_path, photos, n, killer_at, kill_after, victim, **runner):
@@ -147,7 +147,7 @@ def run_with_a_killer(tmp_path, photos, n, killer_at, kill_after, victim, **runn
     import cloudpickle
     from distributed.diagnostics.plugin import WorkerPlugin
 
-    from api.cluster import connect, dask_runner
+    from api.scale.cluster import connect, dask_runner
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     plugin = type("Killer", (_Killer, WorkerPlugin), {})()
@@ -180,7 +180,7 @@ def test_killed_workers_lose_nothing_and_a_photo_that_kills_them_is_an_error(tmp
 
 
 def test_chunks_give_the_pools_records_each_photo_once(tmp_path, mixed):
-    from api.cluster import connect, dask_runner
+    from api.scale.cluster import connect, dask_runner
 
     plan = batch.make_plan([mixed], out=tmp_path / "out", recursive=True, workers=1)
     alone = {
@@ -260,8 +260,8 @@ def test_a_long_batch_keeps_no_memo_of_its_keys(tmp_path, monkeypatch):
     the workers; the batch empties that memo as it goes, so it does not grow with the batch."""
     from dask.utils import key_split
 
-    from api import cluster
-    from api.cluster import connect, dask_runner
+    from api.scale import cluster
+    from api.scale.cluster import connect, dask_runner
 
     monkeypatch.setattr(cluster, "FORGET_KEYS_EVERY", 5)
     tasks = stub_tasks(tmp_path, 40)
@@ -283,8 +283,8 @@ def test_a_long_batch_leaves_its_span_and_the_monitor_short(tmp_path, monkeypatc
     """Dask's scheduler notes each `Client.submit` in the span of the batch, which a rolling
     window keeps open for the whole run, and samples the system twice a second for an
     hour: the batch trims the first as it goes and `local:N` keeps a minute of the second."""
-    from api import cluster
-    from api.cluster import connect, dask_runner
+    from api.scale import cluster
+    from api.scale.cluster import connect, dask_runner
 
     monkeypatch.setattr(cluster, "FORGET_KEYS_EVERY", 5)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from api.correct import PEERS, Limits, cell_name, conflicting_pairs, correct
+from api.photo.correct import PEERS, Limits, cell_name, conflicting_pairs, correct
 from samples.synthetic import make_puzzle
 from solver.fast import count_solutions_81, search_one
 
@@ -395,7 +395,7 @@ def test_a_blind_miss_closed_by_a_doubtful_digit_is_refused(seed, missed, fault,
 def test_a_blind_miss_is_refused_in_words_the_user_can_act_on():
     """The photo's message names the cell the solution hinges on and says a given may be
     missing."""
-    from api.pipeline import judge
+    from api.photo.pipeline import judge
 
     read, probs, ink, cell, _ = blind_miss_reading(0, 1, "swap", 0.9)
 
@@ -580,7 +580,7 @@ def test_fewest_contradicted_counts_the_entries_another_solution_breaks():
     with every empty cell of a puzzle filled in, any other solution of the puzzle less ten
     givens breaks at least two entries. A paper with blanks enough for a second solution
     fits it (none broken); one of the cells where the two differ filled in, one broken."""
-    from api.correct import fewest_contradicted
+    from api.photo.correct import fewest_contradicted
 
     givens, solution = puzzle(0)
     opened = givens.copy()

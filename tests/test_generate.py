@@ -216,7 +216,7 @@ def test_sheet_pages_and_files(tmp_path):
 
 def test_sheet_photographed_reads_back_every_given():
     """The issue's round trip: print, photograph at an angle, read with the photo reader."""
-    from api.pipeline import solve_photo
+    from api.photo.pipeline import solve_photo
     from api.sheet import layout, render_sheet
     from samples.synthetic import photograph_sheet
 

@@ -8,13 +8,13 @@ import json
 import numpy as np
 import pytest
 
-from api.entries import find_mistakes, hand_marks, state_on_paper
-from api.pipeline import judge
+from api.photo.entries import find_mistakes, hand_marks, state_on_paper
+from api.photo.pipeline import judge
 from samples.synthetic import make_puzzle
 
 SURE = 0.98
 # a written digit the hand model is sure of: the other digits keep this much of it (a
-# calibrated sure reading; `api.entries.judge_entries` calls an entry wrong only then)
+# calibrated sure reading; `api.photo.entries.judge_entries` calls an entry wrong only then)
 OTHER_DIGITS = 1e-7
 
 
@@ -169,7 +169,7 @@ def test_an_entry_read_as_the_right_digit_with_another_in_doubt_is_unclear_not_r
     written, empty = entries_of(puzzle, 3, 0)
     printed_givens, printed, kinds = crafted(givens, written)
     doubtful = int(empty[2])
-    from api.entries import seen_digits
+    from api.photo.entries import seen_digits
 
     seen = seen_digits(givens, written)[doubtful]  # a digit its units do not show
     other = next(d for d in range(1, 10) if d != solution[doubtful] and not seen[d])

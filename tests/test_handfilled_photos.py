@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from api.pipeline import solve_photo
+from api.photo.pipeline import solve_photo
 from api.service import Settings, create_app
 from samples.synthetic import make_photo
 from vision.kinds import model_path

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from api.live import LOST_SEARCH, READ_ALWAYS, READ_ON_CHANGE, FrameAnswer, LiveSession
-from api.schema import PhotoResultModel
+from api.photo.live import LOST_SEARCH, READ_ALWAYS, READ_ON_CHANGE, FrameAnswer, LiveSession
+from api.photo.schema import PhotoResultModel
 
 CORNERS = np.float32([[100, 100], [400, 110], [390, 400], [95, 390]])
 SIGNATURE = np.zeros((9, 9), np.int8)
@@ -146,7 +146,7 @@ def test_a_frame_is_read_again_for_a_new_entry_never_for_a_hand():
 
     import cv2
 
-    from api.live import frame
+    from api.photo.live import frame
     from samples.synthetic import make_video
 
     video = make_video(8, n_frames=2, hand=False, out_of_view=False)
@@ -188,7 +188,7 @@ def test_in_solve_mode_reads_agree_by_their_solution():
 def test_a_still_paper_hides_no_cell():
     import cv2
 
-    from api.live import frame
+    from api.photo.live import frame
     from samples.synthetic import make_video
 
     still = make_video(21, n_frames=1, size=(480, 640), hand=False).frames[0]

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from pydantic import ValidationError
 
-from api.failures import failure_of
-from api.pipeline import STATUSES, judge, solve_photo
-from api.schema import STATUS_MEANING, BatchStatus, PhotoResultModel
+from api.photo.failures import failure_of
+from api.photo.pipeline import STATUSES, judge, solve_photo
+from api.photo.schema import STATUS_MEANING, BatchStatus, PhotoResultModel
 from samples.synthetic import make_photo, make_puzzle, render_photo
 from vision import ImageTooLarge, NoGridFound, NotAnImage, Unreadable, VisionError
 
@@ -186,7 +186,7 @@ def test_judge_reports_the_corrections_it_made():
 
 
 def test_every_way_a_photo_can_end_is_in_the_json_contract_and_explained():
-    """The pipeline's statuses, what api.failures calls a photo that never became a reading,
+    """The pipeline's statuses, what api.photo.failures calls a photo that never became a reading,
     and the batch's "error" (a crash) are exactly the statuses the JSON result accepts, each
     with a meaning; a status outside them is refused."""
     errors = (ImageTooLarge("x"), NotAnImage("x"), Unreadable("x"), NoGridFound("x"))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from api.pipeline import solve_photo
+from api.photo.pipeline import solve_photo
 
 PHOTO = (
     Path(__file__).resolve().parents[1].parent

@@ -27,7 +27,7 @@ import pytest
 from fastapi.testclient import TestClient
 from service_support import PLAIN, captured
 
-from api.failures import Failure
+from api.photo.failures import Failure
 from api.service import Settings, create_app
 from api.service.dependencies import Jobs
 from api.service.errors import Internal

@@ -226,7 +226,7 @@ def test_warped_square_shows_the_grid_upright():
 @pytest.mark.shared
 @pytest.mark.parametrize("name", ["image1.jpg", "image71.jpg", "image1031.jpg", "image1083.jpg"])
 def test_real_wichtounet_photos_are_located(shared_dir, name):
-    from api.evaluation import corner_error, wicht_samples
+    from api.photo.evaluation import corner_error, wicht_samples
     from vision.load import load_image
 
     folder = shared_dir / "datasets" / "wichtounet" / "images"
@@ -237,7 +237,7 @@ def test_real_wichtounet_photos_are_located(shared_dir, name):
 
 @pytest.mark.shared
 def test_real_kubiesa_photo_with_solution_grid_is_located(shared_dir):
-    from api.evaluation import corner_error, kubiesa_samples
+    from api.photo.evaluation import corner_error, kubiesa_samples
     from vision.load import load_image
 
     sample = kubiesa_samples(shared_dir / "datasets" / "kubiesa")[1]
@@ -274,7 +274,7 @@ def test_a_part_of_the_grid_bounded_by_box_lines_grows_to_the_whole(rows, cols):
 def test_hand_filled_photos_are_located_like_their_print_only_twins(shared_dir, name):
     """Wicht's photos with every blank filled in by hand are located as well as the same
     photos before the hand-writing was added (whose corners are labelled)."""
-    from api.evaluation import corner_error, wicht_samples
+    from api.photo.evaluation import corner_error, wicht_samples
     from vision.load import load_image
 
     sample = next(

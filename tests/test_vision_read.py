@@ -135,7 +135,7 @@ def test_a_photo_of_a_page_without_a_grid_is_no_grid_found():
 @pytest.mark.shared
 @pytest.mark.parametrize("name", ["image1.jpg", "image1036.jpg", "image1083.jpg", "image125.jpg"])
 def test_real_wichtounet_photos_are_read(shared_dir, name):
-    from api.evaluation import corner_error, wicht_samples
+    from api.photo.evaluation import corner_error, wicht_samples
 
     folder = shared_dir / "datasets" / "wichtounet" / "images"
     sample = next(s for s in wicht_samples(folder) if s.name == name)
@@ -146,7 +146,7 @@ def test_real_wichtounet_photos_are_read(shared_dir, name):
 
 @pytest.mark.shared
 def test_a_real_12_megapixel_photo_is_located(shared_dir):
-    from api.evaluation import corner_error, kubiesa_samples
+    from api.photo.evaluation import corner_error, kubiesa_samples
 
     sample = kubiesa_samples(shared_dir / "datasets" / "kubiesa")[2]
     reading = vision.read_photo(sample.path)

@@ -135,7 +135,7 @@ def test_shipped_model_is_small_and_a_missing_model_is_named(monkeypatch, tmp_pa
 def test_real_photos_with_labelled_corners(shared_dir):
     """A spread of the wichtounet photos, warped with their labelled corners: the cells the
     .dat labels give are read right (the outlines are hand-made, so allow a stray cell)."""
-    from api.train_digits import wichtounet_photos
+    from api.train.digits import wichtounet_photos
 
     photos = wichtounet_photos(shared_dir)[::20]
     right = total = 0

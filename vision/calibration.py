@@ -2,7 +2,7 @@
 
 A recogniser's confidence is only a score: Tesseract gives one digit a confidence and
 nothing about the other nine; it reads a printed 8 as a 6 at 82-98% while its right 6s sit
-at 99.5%. The correction (`api.correct`) weighs whole readings by these numbers, so they
+at 99.5%. The correction (`api.photo.correct`) weighs whole readings by these numbers, so they
 must be probabilities: of the cells read at p, a share p is right.
 
 Three steps, fitted on cells the engine did not train on (`fit`), applied per cell
@@ -194,7 +194,7 @@ class InkRates:
 @dataclass(frozen=True)
 class HandRates:
     """The hand model's readings made probabilities, per kind of ink (`INKS`): what
-    `api.entries.judge_entries` weighs a misread against a person's slip with.
+    `api.photo.entries.judge_entries` weighs a misread against a person's slip with.
 
     >>> rates = HandRates({"pen": InkRates(1.0, 0.001)})
     >>> p = rates.likelihoods(np.array([[0.0] * 8 + [1.0]]), np.array(["pen"]))[0]

@@ -292,7 +292,7 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     it; in its darkest channel it is as dark as print. Each channel's darkness against its
     own paper is taken, the darkest channel per pixel, and digit-shaped blobs are looked
     for in the cells where none was cut: `marked` says where, for the entries
-    (`api.entries.hand_marks`), and `pen` holds those digits isolated, apart from the grey
+    (`api.photo.entries.hand_marks`), and `pen` holds those digits isolated, apart from the grey
     cut's.
 
     >>> grid = np.full((450, 450, 3), 230, np.uint8)

@@ -13,7 +13,7 @@ The network sees three 32 x 32 channels per cell (`cell_channels`):
 - the whole cell's colour (chroma): blue and red pens stand out from black print;
 - the isolated digit as the reader normalised it (`vision.cells`): what the digit is.
 
-It is a small convolutional network trained by `python -m api.train_cells` (PyTorch, an
+It is a small convolutional network trained by `python -m api.train.cells` (PyTorch, an
 optional extra) and shipped as ONNX (`vision/models/cells.onnx`), run here by ONNX
 Runtime: one batched call for the cells that show any ink (`blank_cells` are never asked),
 no torch at run time. A second network
@@ -185,7 +185,7 @@ def _network(path: Path):
     import onnxruntime
 
     if not path.is_file():
-        raise FileNotFoundError(f"model {path} is missing: run `python -m api.train_cells`")
+        raise FileNotFoundError(f"model {path} is missing: run `python -m api.train.cells`")
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = options.inter_op_num_threads = 1
     options.execution_mode = onnxruntime.ExecutionMode.ORT_SEQUENTIAL

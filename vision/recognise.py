@@ -4,7 +4,7 @@ Two engines behind one interface, `recognise(cells, engine)` -> (81, 10) float32
 "empty", columns 1..9 the digits; every row sums to 1.
 
 - "classifier": a small multilayer perceptron shipped as `vision/models/digits.npz` (float16
-  weights, trained by `python -m api.train_digits`), run with numpy: well under a
+  weights, trained by `python -m api.train.digits`), run with numpy: well under a
   millisecond for a whole grid, so it can also be asked about all four rotations.
 - "tesseract": Tesseract OCR through pytesseract, ONE process call per photo: every digit
   cell is pasted into one mosaic image, one digit per text line, and `image_to_data` maps
@@ -162,7 +162,7 @@ def load_model(path: str | Path | None = None) -> dict:
 @functools.lru_cache(maxsize=4)
 def read_model(path: Path) -> dict:
     if not path.is_file():
-        raise FileNotFoundError(f"digit model {path} is missing: run `python -m api.train_digits`")
+        raise FileNotFoundError(f"digit model {path} is missing: run `python -m api.train.digits`")
     with np.load(path) as data:
         return {k: data[k].astype(np.float32) for k in data.files if k[0] in "wb"}
 

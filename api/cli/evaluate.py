@@ -1,6 +1,6 @@
 """`sudoku-lens eval DIR`: read every photo of a labelled folder and measure the reading.
 
-The data-set readers and the metrics are `api.evaluation`'s; this module checks the
+The data-set readers and the metrics are `api.photo.evaluation`'s; this module checks the
 arguments, runs the reader over the folder and prints the tables. Vision is imported inside
 the command so the CLI starts fast.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import typer
 
-from api.evaluation import Outcome, evaluate, find_samples, summarise
+from api.photo.evaluation import Outcome, evaluate, find_samples, summarise
 
 # --- printing ------------------------------------------------------------------------------------
 
@@ -91,7 +91,7 @@ def register(app: typer.Typer) -> None:
             err.print(f"error: {folder} is not a folder", soft_wrap=True)
             raise typer.Exit(2)
         import vision
-        from api.threads import limit_threads
+        from api.scale.threads import limit_threads
         from vision import recognise
 
         if engine is not None and engine not in recognise.ENGINES:

@@ -7,7 +7,7 @@ processes, mirrors the folder layout under DIR, records every failure with its r
 `--report results.jsonl|csv`), and ends with a summary. Inputs are never overwritten; Ctrl-C
 keeps what is finished.
 
-The work is `api.batch`'s; this module parses the arguments and formats the answer. It
+The work is `api.scale.batch`'s; this module parses the arguments and formats the answer. It
 imports only the standard library and typer/rich at start-up: numpy, OpenCV, numba, the
 reader and the solver load inside the command, so `sudoku-lens --help` stays fast.
 """
@@ -82,7 +82,7 @@ def solve(
     Exit status: 0 every photo solved, 1 some photo failed (the rest was done),
     2 usage error, 130 interrupted (finished outputs and the partial report are kept).
     """
-    from api.batch import PlanError, Settings, make_plan
+    from api.scale.batch import PlanError, Settings, make_plan
 
     err = stderr_console()
     try:
@@ -108,7 +108,7 @@ def solve(
 
 
 def _solve_on_dask(plan, as_json: bool, scheduler: str, resume: bool) -> int:
-    from api.cluster import SchedulerError, connect, dask_runner, workers_of
+    from api.scale.cluster import SchedulerError, connect, dask_runner, workers_of
 
     err = stderr_console()
     try:
@@ -131,7 +131,7 @@ def _error(err, error: Exception | str) -> None:
 
 
 def _solve_single(plan, as_json: bool) -> int:
-    from api.batch import ReportError, run
+    from api.scale.batch import ReportError, run
 
     records = []
     try:
@@ -230,7 +230,7 @@ def grid_text(givens: str, solution: str | None, changed: set[int] = frozenset()
 
 
 def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
-    from api.batch import IMAGE_EXTENSIONS, ReportError, run
+    from api.scale.batch import IMAGE_EXTENSIONS, ReportError, run
 
     err, out = stderr_console(), stdout_console()
     counts: Counter = Counter()
@@ -320,7 +320,7 @@ def _lost_scheduler() -> tuple[type[BaseException], ...]:
     """The errors of a lost Dask scheduler, when Dask is loaded at all."""
     if "distributed" not in sys.modules:
         return ()
-    from api.cluster import lost_scheduler_errors
+    from api.scale.cluster import lost_scheduler_errors
 
     return lost_scheduler_errors()
 

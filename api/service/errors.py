@@ -33,12 +33,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.requests import ClientDisconnect
 
-from api.failures import Failure
+from api.photo.failures import Failure
 
 log = logging.getLogger("sudoku_lens.service")
 
 # The one place an error code becomes an HTTP status: the jobs and the reader only say what
-# went wrong (api.failures, a photo's status, a puzzle that does not parse).
+# went wrong (api.photo.failures, a photo's status, a puzzle that does not parse).
 STATUS_OF = {
     "image_too_large": 413,
     "not_an_image": 415,
@@ -93,7 +93,7 @@ def refusal(failure: Failure, **extra: Any) -> ApiError:
 
     Parameters
     ----------
-    failure : api.failures.Failure
+    failure : api.photo.failures.Failure
         What went wrong, as every door names it.
     **extra
         More fields of the error (`result`: what was read).

@@ -1,7 +1,7 @@
 """The work a solver process does: dataclasses and pydantic models in, the same out.
 
 A job never raises for bad input: an expected failure comes back as a `Refused` naming what is
-wrong (an api.failures code, a photo's status, `invalid_puzzle`); the HTTP layer alone picks
+wrong (an api.photo.failures code, a photo's status, `invalid_puzzle`); the HTTP layer alone picks
 the status it is answered with (api.service.errors.STATUS_OF). Only a bug raises, and becomes
 a 500 whose text goes to the log, never to the client.
 """
@@ -13,8 +13,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.failures import Failure
-from api.schema import PhotoResultModel
+from api.photo.failures import Failure
+from api.photo.schema import PhotoResultModel
 from api.service.models import GridAnswer, GridRequest
 
 # Every photo status except "solved": the photo was processed and what was read comes back
@@ -29,7 +29,7 @@ class PhotoJob:
     engine: str = ""  # "" = the recogniser's default
     max_pixels: int = 50_000_000
     png: bool = False  # also encode the overlay as PNG
-    mode: str = "solve"  # solve, check or hint (api.schema.MODES)
+    mode: str = "solve"  # solve, check or hint (api.photo.schema.MODES)
 
 
 @dataclass(frozen=True)
@@ -64,8 +64,8 @@ def photo(data: bytes, job: PhotoJob) -> SolvedPhoto | Refused:
     SolvedPhoto or Refused
         Refused with `result` when the photo was read but cannot be solved as read.
     """
-    from api.failures import failure_of
-    from api.pipeline import solve_photo
+    from api.photo.failures import failure_of
+    from api.photo.pipeline import solve_photo
     from vision.errors import VisionError
 
     try:
@@ -188,14 +188,14 @@ def run(kind: str, job: Any, data: bytes | None = None) -> Any:
     ----------
     kind : str
         "photo", "grid" or "live" (one video frame of the live camera mode).
-    job : PhotoJob, GridRequest, routers.new.NewRequest or api.live.FrameJob
+    job : PhotoJob, GridRequest, routers.new.NewRequest or api.photo.live.FrameJob
         What to do.
     data : bytes, optional
         The upload, for a photo or a frame.
 
     Returns
     -------
-    SolvedPhoto, GridAnswer, api.live.FrameAnswer or Refused
+    SolvedPhoto, GridAnswer, api.photo.live.FrameAnswer or Refused
     """
     if kind == "photo":
         return photo(data, job)
@@ -204,7 +204,7 @@ def run(kind: str, job: Any, data: bytes | None = None) -> Any:
 
         return make_puzzles(job) if isinstance(job, NewRequest) else grid(job)
     if kind == "live":
-        from api.live import frame
+        from api.photo.live import frame
 
         return frame(data, job)
     raise ValueError(f"unknown job kind {kind!r}")

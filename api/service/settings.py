@@ -40,7 +40,7 @@ from __future__ import annotations
 from pydantic import Field, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from api.threads import cores
+from api.scale.threads import cores
 
 PREFIX = "SUDOKU_LENS_"
 

@@ -20,7 +20,7 @@ from python_multipart.multipart import (
 )
 from starlette.requests import Request
 
-from api.failures import failure_of
+from api.photo.failures import failure_of
 from api.service.errors import ApiError, refusal
 from vision.errors import VisionError
 

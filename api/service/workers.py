@@ -94,8 +94,8 @@ def worker_main(
     import os
 
     os.environ.update(settings_env)
+    from api.scale.threads import limit_threads
     from api.service import jobs
-    from api.threads import limit_threads
 
     limit_threads(opencv=opencv_threads)
 

@@ -42,8 +42,8 @@ import time
 from fastapi import APIRouter, WebSocket
 from starlette.websockets import WebSocketDisconnect
 
-from api.live import FrameAnswer, LiveSession
-from api.schema import MODES
+from api.photo.live import FrameAnswer, LiveSession
+from api.photo.schema import MODES
 from api.service.jobs import Refused
 from api.service.settings import Settings
 from api.service.workers import JobTimeout, PoolClosed, SolverPool, WorkerCrashed

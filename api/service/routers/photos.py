@@ -8,7 +8,7 @@ import time
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 
-from api.schema import Mode, PhotoResultModel
+from api.photo.schema import Mode, PhotoResultModel
 from api.service.cache import ResultCache
 from api.service.dependencies import Jobs, get_cache, get_jobs, get_settings
 from api.service.errors import ApiError, responses

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from api.schema import PhotoResultModel
+from api.photo.schema import PhotoResultModel
 
 READ_ALWAYS, READ_ON_CHANGE = "always", "on_change"
 # A grid found by the full search is another puzzle when more than this share of the cells
@@ -151,7 +151,7 @@ def frame(data: bytes, job: FrameJob):
     """
     import cv2
 
-    from api.failures import failure_of
+    from api.photo.failures import failure_of
     from api.service.jobs import Refused
     from vision.errors import NoGridFound, VisionError
     from vision.load import load_image
@@ -350,7 +350,7 @@ def read_frame(
 ) -> FrameAnswer:
     """The answer with the frame read and solved; a reading that solved also brings the
     paper (and its points) the session keeps for the grid."""
-    from api.pipeline import judge_reading
+    from api.photo.pipeline import judge_reading
     from vision.locate import Located
     from vision.read import read_located
     from vision.track import ink_signature

@@ -1,9 +1,9 @@
-"""The photo batch on a Dask cluster: the same `api.batch` tasks, run by Dask's workers.
+"""The photo batch on a Dask cluster: the same `api.scale.batch` tasks, run by Dask's workers.
 
 `sudoku-lens solve ... --scheduler tcp://HOST:8786` sends the batch to a running Dask
 scheduler; `--scheduler local:N` starts a `LocalCluster` of N worker processes here. Only who
-runs `api.batch.solve_file` changes: the plan, the report, `--resume`, the statuses and the
-exit codes are `api.batch`'s.
+runs `api.scale.batch.solve_file` changes: the plan, the report, `--resume`, the statuses and the
+exit codes are `api.scale.batch`'s.
 
 - Photos go out a few to a Dask task (`CHUNK`), in a bounded window of photos
   (`as_completed`, topped up as each task finishes), so a million photos are never a million
@@ -11,7 +11,7 @@ exit codes are `api.batch`'s.
   each chunk arrives.
 - A worker process that dies loses nothing: the photos of its task go out again, one to a
   task, so a photo that kills its worker takes no innocent chunk-mate with it; a photo that
-  was on `api.batch.MAX_CRASHES` dying workers, the last time alone, is reported as `error`,
+  was on `api.scale.batch.MAX_CRASHES` dying workers, the last time alone, is reported as `error`,
   never retried forever. The client counts the deaths (`local:N` has the scheduler give up
   on a task at its worker's first death; a remote scheduler's own
   `distributed.scheduler.allowed-failures` + 1 deaths count for each `KilledWorker`).
@@ -37,7 +37,7 @@ import threading
 import uuid
 from collections.abc import Iterator
 
-from api.batch import MAX_CRASHES, Runner, Settings, Task, crashed, failure, solve_file
+from api.scale.batch import MAX_CRASHES, Runner, Settings, Task, crashed, failure, solve_file
 
 try:  # the extra may be missing: say so when a scheduler is asked for, not at import
     from distributed.diagnostics.plugin import WorkerPlugin
@@ -109,7 +109,7 @@ class WarmWorker(WorkerPlugin):
         import signal
         import threading
 
-        from api.batch import prepare_worker
+        from api.scale.batch import prepare_worker
 
         if threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGINT, signal.SIG_IGN)

@@ -19,7 +19,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from api.correct import cell_name
+from api.photo.correct import cell_name
 
 
 @dataclass(frozen=True)
@@ -226,7 +226,7 @@ def seen_digits(values: np.ndarray, entries: np.ndarray) -> np.ndarray:
     >>> bool(seen_digits(values, np.zeros(81, int))[8, 4]), bool(seen_digits(values, values)[10, 4])
     (True, True)
     """
-    from api.correct import PEERS
+    from api.photo.correct import PEERS
 
     on_paper = np.where(np.asarray(values).reshape(81) > 0, values, entries).reshape(81)
     seen = np.zeros((81, 10), bool)
@@ -360,7 +360,7 @@ def _verdict(cell, likelihood, right, seen, values, entries) -> Mistake | None:
 
 def _holder(cell: int, digit: int, values: np.ndarray, entries: np.ndarray) -> int:
     """The peer of `cell` holding `digit` on paper (a printed one first), or -1."""
-    from api.correct import PEERS
+    from api.photo.correct import PEERS
 
     peers = PEERS[cell]
     for held in (values, entries):

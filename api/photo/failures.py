@@ -2,7 +2,7 @@
 
 `solve_photo` raises a `vision.VisionError` when its input is not a usable image at all. The
 batch report, the CLI and the HTTP service each need a name for that outcome: `status` is the
-report's status (see `api.schema.BatchStatus`), `code` the finer word an HTTP error carries
+report's status (see `api.photo.schema.BatchStatus`), `code` the finer word an HTTP error carries
 (a truncated JPEG and a text file are both `not_an_image` in a report, but the service tells
 them apart as `corrupt_image` and `not_an_image`). The HTTP layer alone turns a code into an
 HTTP status number.

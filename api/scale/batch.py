@@ -1,7 +1,7 @@
 """Photos in, records out: the batch behind `sudoku-lens solve`, on this machine or a cluster.
 
 A batch is a `Plan` (which photos, where each solved photo goes, how to read them), a runner
-that turns tasks into records (`serial`, `process_pool`, or `api.cluster.dask_runner`), and
+that turns tasks into records (`serial`, `process_pool`, or `api.scale.cluster.dask_runner`), and
 a `Report` that writes each record as it arrives. Every runner calls the same `solve_file`,
 and `run` is the one loop that skips what a resumed report already holds, hands the tasks
 to the runner and writes the report: the default pool and Dask differ only in who runs
@@ -14,7 +14,7 @@ fsspec is installed (the ``dask`` extra). The report is a local file.
 >>> plan = make_plan(["no/such/folder"], out="out")
 Traceback (most recent call last):
 ...
-api.batch.PlanError: no/such/folder: no such file or folder
+api.scale.batch.PlanError: no/such/folder: no such file or folder
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from api.threads import cores
+from api.scale.threads import cores
 
 IMAGE_EXTENSIONS = frozenset(
     (".jpg", ".jpeg", ".jpe", ".jfif", ".png", ".webp", ".bmp", ".tif", ".tiff")
@@ -88,7 +88,7 @@ class Task:
 @dataclass(frozen=True)
 class Settings:
     """How every photo of a batch is read: the recogniser, whether the rules may correct,
-    and what to show (solve, check or hint: `api.schema.MODES`)."""
+    and what to show (solve, check or hint: `api.photo.schema.MODES`)."""
 
     engine: str | None = None
     use_rules: bool = True
@@ -197,7 +197,7 @@ def make_plan(
     settings = settings or Settings()
     if settings.engine is not None:
         _check_engine(settings.engine)
-    from api.schema import MODES
+    from api.photo.schema import MODES
 
     if settings.mode not in MODES:
         raise PlanError(f"--mode {settings.mode}: unknown; choose one of {', '.join(MODES)}")
@@ -484,11 +484,11 @@ def solve_file(task: Task, settings: Settings = Settings()):
 
     Returns
     -------
-    api.schema.PhotoResultModel
+    api.photo.schema.PhotoResultModel
         The photo's record, with `timings["end_to_end"]` (milliseconds, reading and writing
         the files included).
     """
-    from api.schema import PhotoResultModel
+    from api.photo.schema import PhotoResultModel
 
     start = time.perf_counter()
     try:
@@ -505,8 +505,8 @@ def solve_file(task: Task, settings: Settings = Settings()):
 
 
 def _solve(task: Task, settings: Settings):
-    from api.failures import failure_of
-    from api.pipeline import solve_photo
+    from api.photo.failures import failure_of
+    from api.photo.pipeline import solve_photo
     from vision import VisionError
 
     fmt = OUTPUT_FORMATS.get(_suffix(task.target), "jpeg") if task.target else None
@@ -546,7 +546,7 @@ def failure(photo: str, status: str, message: str):
     >>> failure("a.jpg", "error", "the worker process solving this photo died").status
     'error'
     """
-    from api.schema import PhotoResultModel
+    from api.photo.schema import PhotoResultModel
 
     return PhotoResultModel(file=photo, status=status, message=message)
 
@@ -559,8 +559,8 @@ def crashed(photo: str, times: int):
 def prepare_worker(one_core: bool = True) -> None:
     """A worker's warm state, once per process: the reader loaded, the solver compiled (or
     loaded from numba's cache), one OpenCV thread (the parallelism is the processes)."""
-    from api.pipeline import warm_up
-    from api.threads import limit_threads
+    from api.photo.pipeline import warm_up
+    from api.scale.threads import limit_threads
 
     limit_threads(opencv=1 if one_core else None)
     warm_up()
@@ -624,7 +624,7 @@ def process_pool(workers: int, window: int | None = None) -> Runner:
     """
 
     def run_pool(tasks: Iterator[Task], settings: Settings) -> Iterator:
-        from api.pipeline import warm_up
+        from api.photo.pipeline import warm_up
 
         warm_up()  # once, here: forked workers start warm instead of each paying for it
         limit = window or 2 * workers

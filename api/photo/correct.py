@@ -600,7 +600,7 @@ def weigh(
         paper[key] = paper_weight(reading.paper, found_one.solution)
     best = max(mass, key=lambda k: (mass[k] * paper[k], k))
     winner = next(f for f in found if f.solution.tobytes() == best)
-    # the marks the winner contradicts are its mistakes or misreads (`api.entries`): set
+    # the marks the winner contradicts are its mistakes or misreads (`api.photo.entries`): set
     # aside, they lift no rival; the rest weigh every solution that contradicts them
     shown = np.where(reading.paper == winner.solution, reading.paper, 0)
     paper = {k: paper_weight(shown, np.frombuffer(k, np.int8)) for k in mass}
@@ -1010,7 +1010,7 @@ def _paper_rivals(weight, grid, solution, paper) -> float | None:
     at least two entries, so `rival_bound` counts the rest of the rivals, and the readings
     with several solutions, times `PAPER_DOUBT` squared: with the paper, a reading that
     leaves the print open is answered by the solution the entries fit
-    (`api.pipeline`), and a rival that reads a printed digit into an entry's cell pays
+    (`api.photo.pipeline`), and a rival that reads a printed digit into an entry's cell pays
     that reading's weight, from the cell model's print classes, apart from the entry's own
     reading (as `_paper_factors` does).
     """

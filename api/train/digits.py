@@ -1,4 +1,4 @@
-"""Train the shipped digit classifier: `python -m api.train_digits` (seeded, one command).
+"""Train the shipped digit classifier: `python -m api.train.digits` (seeded, one command).
 
 Why a home-made model: the runtime must need only numpy and OpenCV (this OpenCV has no
 cv2.ml), and printed digits that `vision.cells` has already isolated, centred and scaled are
@@ -25,11 +25,11 @@ grouped by their puzzle, since many puzzles were photographed several times) and
 model elsewhere, so `bench/recognition.py --model ...` measures generalisation to puzzles
 and photos the model has never seen. The shipped model is trained on all real crops.
 
-    python -m api.train_digits                 # writes vision/models/digits.npz
-    python -m api.train_digits --holdout --out /tmp/digits_holdout.npz
+    python -m api.train.digits                 # writes vision/models/digits.npz
+    python -m api.train.digits --holdout --out /tmp/digits_holdout.npz
 
-It lives in `api`, beside `api.train_cells`, because its labelled photos are read by the one
-reader of the data sets' formats, `api.evaluation`, and `vision` never imports `api`.
+It lives in `api`, beside `api.train.cells`, because its labelled photos are read by the one
+reader of the data sets' formats, `api.photo.evaluation`, and `vision` never imports `api`.
 """
 
 from __future__ import annotations
@@ -47,12 +47,12 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from api.evaluation import wicht_samples
+from api.photo.evaluation import wicht_samples
 from vision.cells import SIZE, cut_cells
 from vision.recognise import MODEL
 from vision.warp import WARP_SIDE
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 HIDDEN = (128, 64)  # small enough to read a grid in about a millisecond on one thread
 FONT_DIRS = ["/usr/share/fonts/truetype", "/usr/share/fonts/opentype"]
@@ -410,7 +410,7 @@ def main(argv: list[str] | None = None) -> None:
         # one BLAS thread: reproducible sums, and no thrashing on a shared machine
         env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
         args = sys.argv[1:] if argv is None else argv
-        os.execve(sys.executable, [sys.executable, "-m", "api.train_digits", *args], env)
+        os.execve(sys.executable, [sys.executable, "-m", "api.train.digits", *args], env)
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", type=Path, default=MODEL)
     ap.add_argument("--grids", type=int, default=1500, help="synthetic grids to render")

@@ -1,9 +1,9 @@
 """Train the cell model of `vision.kinds`: empty, printed 1-9, written 1-9, candidates.
 
     pip install -e '.[train]'               # PyTorch (CPU) and onnx: training only
-    python -m api.train_cells --cell-only   # all labelled photos -> vision/models/cells.onnx
-    python -m api.train_cells --hand-only --variants 2   # its hand model, as shipped
-    python -m api.train_cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
+    python -m api.train.cells --cell-only   # all labelled photos -> vision/models/cells.onnx
+    python -m api.train.cells --hand-only --variants 2   # its hand model, as shipped
+    python -m api.train.cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
 
 Reproducible with `--seed` (default 7); `make train` runs the two steps as shipped, about 25
 minutes on two quiet cores. It never runs at import.
@@ -51,11 +51,11 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from api.evaluation import read_dat
+from api.photo.evaluation import read_dat
 from vision.cells import cut_cells
 from vision.kinds import CANDIDATES, CLASSES, EMPTY, MODEL, cell_channels, hand_model_path
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared"
 CACHE = Path.home() / ".cache" / "sudoku-lens"
 HAND_FONT_DIRS = (
@@ -244,7 +244,7 @@ def font_digit(font: str, digit: int) -> np.ndarray:
 
 def print_fonts() -> list[str]:
     """Upright type faces (serif and sans) to print synthetic givens with."""
-    from api.train_digits import digit_fonts
+    from api.train.digits import digit_fonts
 
     hands = set(hand_fonts())
     slanted = ("Italic", "Oblique", "It.", "BI.")

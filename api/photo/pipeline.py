@@ -19,7 +19,7 @@ from typing import Any, get_args
 
 import numpy as np
 
-from api.correct import (
+from api.photo.correct import (
     NO_CORRECTION,
     Change,
     Correction,
@@ -29,7 +29,7 @@ from api.correct import (
     conflicting_pairs,
     correct,
 )
-from api.entries import (
+from api.photo.entries import (
     HandMarks,
     Mistake,
     agreeing_solution,
@@ -39,7 +39,7 @@ from api.entries import (
     judge_entries,
     next_step,
 )
-from api.schema import (
+from api.photo.schema import (
     MODES,
     CandidatesModel,
     CompletionModel,
@@ -131,7 +131,7 @@ class PhotoResult:
         )
 
     def to_model(self, *, file: str | None = None, output: str | None = None) -> PhotoResultModel:
-        """The JSON-ready result (see api.schema), without the images."""
+        """The JSON-ready result (see api.photo.schema), without the images."""
         conf = None if self.confidence is None else [round(float(c), 4) for c in self.confidence]
         return PhotoResultModel(
             file=file,
@@ -287,7 +287,7 @@ def judge_reading(
 ) -> PhotoResult:
     """The status of a vision Reading (corrected by the rules, solved), with its corners.
 
-    The photo pipeline and the live camera mode (api.live, which reads only some frames)
+    The photo pipeline and the live camera mode (api.photo.live, which reads only some frames)
     both judge a reading this way; only the photo pipeline draws the result.
 
     With a cell model, the print is what it calls print. When that reading does not solve
@@ -342,7 +342,7 @@ def judge(
         Let the sudoku rules correct misread digits.
     kinds : ndarray of float, shape (81, 20), optional
         When the cell model ran: every cell's class probabilities, from which the user's
-        own entries are read and checked (`api.entries`).
+        own entries are read and checked (`api.photo.entries`).
     mode : {"solve", "check", "hint"}
     ink : ndarray of bool, shape (81,), optional
         Where the photo shows ink: the correction adds a digit only there.
@@ -351,10 +351,10 @@ def judge(
         paper choose among the solutions when the print alone allows several.
     pen : ndarray of bool, shape (81,), optional
         Where only coloured ink makes a blob (`Cells.marked` less `Cells.ink`): an entry
-        there needs less of the cell model's confidence (`api.entries.hand_marks`).
+        there needs less of the cell model's confidence (`api.photo.entries.hand_marks`).
     contrast : ndarray of float, shape (81,), optional
         How dark each cell's blob is (`Cells.contrast`): pen or pencil, whose misread
-        rates differ (`api.entries.judge_entries`).
+        rates differ (`api.photo.entries.judge_entries`).
 
     Returns
     -------
@@ -407,7 +407,7 @@ def judge(
 
 def _chosen_by_paper(result: PhotoResult, probabilities, kinds, blobs) -> PhotoResult:
     """The print as read allows several solutions: the one every clear digit on the paper
-    agrees with, if there is exactly one (`api.entries.agreeing_solution`). The givens
+    agrees with, if there is exactly one (`api.photo.entries.agreeing_solution`). The givens
     stay the printed digits; the marks are evidence, never givens, and the message says
     so."""
     values = np.array([int(c) for c in result.givens], np.int8)
@@ -462,7 +462,7 @@ def _ink(reading) -> np.ndarray | None:
 
 def _judge_print(givens, probabilities, timings, use_rules, ink=None, paper=None) -> PhotoResult:
     """The printed digits: correct, then solve; the digits clearly on `paper` only weigh the
-    readings of the print (`api.correct.correct`)."""
+    readings of the print (`api.photo.correct.correct`)."""
     timings = {} if timings is None else timings
     read = np.asarray(givens, dtype=np.int8).reshape(81)
     probs = np.asarray(probabilities, dtype=np.float32).reshape(81, 10)
