@@ -337,13 +337,21 @@ class _OutOfTime(BaseException):
 def _alarm(seconds: float):
     """Interrupt the code inside after `seconds` with _OutOfTime (a SIGALRM timer, in the
     main thread of a POSIX process); elsewhere a no-op, and only the checks between
-    candidates keep time. Logic grades are pure computation: stopping one midway is safe."""
+    candidates keep time. Logic grades are pure computation: stopping one midway is safe,
+    except inside numba's compiler (a kernel's first call): an exception there is swallowed
+    by LLVM's callback and leaves the kernel's cache entry without code, so every later
+    compile of it fails ("no compiled object yet"). While this thread holds the compiler's
+    lock the alarm rings again a little later instead."""
     usable = hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
     if not usable:
         yield
         return
+    from numba.core.compiler_lock import global_compiler_lock
 
     def ring(signum, frame):
+        if global_compiler_lock.is_locked():
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            return
         raise _OutOfTime
 
     previous = signal.signal(signal.SIGALRM, ring)

@@ -149,6 +149,26 @@ def test_time_limit_says_what_was_found():
         generate("extreme", seed=1, time_limit=0.01)
 
 
+def test_the_grade_alarm_waits_for_numbas_compiler():
+    """An alarm ringing inside numba's compiler broke the kernel it compiled (seen as "no
+    compiled object yet" in a later grade): it must ring only once the compiler is done."""
+    import time
+
+    from numba.core.compiler_lock import global_compiler_lock
+
+    from solver.generate import _alarm, _OutOfTime
+
+    done = []
+    with pytest.raises(_OutOfTime), _alarm(0.001):
+        with global_compiler_lock:  # as a kernel's first call holds it
+            end = time.monotonic() + 0.05
+            while time.monotonic() < end:
+                pass
+            done.append("compiled")
+        time.sleep(1)
+    assert done == ["compiled"]
+
+
 def test_cli_prints_one_puzzle_a_line_and_writes_a_sheet(tmp_path):
     sheet = tmp_path / "sheet.png"
     done = run("new", "--level", "hard", "-n", "2", "--symmetry", "central", "--seed", "1",
