@@ -188,6 +188,36 @@ def test_x_forwarded_for_is_not_trusted_by_default(server):
     assert live_records(server)[-1]["client"] == "127.0.0.1"  # no X-Forwarded-For's
 
 
+# -- a reconnecting client's place, without a server -------------------------------------------
+
+
+def test_a_reconnect_waits_for_its_closing_sockets_place_but_a_full_server_does_not():
+    """The server answers a close before the app lets the socket's place go: a client that
+    reconnects at once (two of two places, one closing) is admitted when the place frees,
+    a client still holding both is refused after the grace, and a full server at once."""
+    from api.service.routers.live import Connections
+
+    async def scenario():
+        connections = Connections(total=3, per_client=2)
+        for _ in range(2):
+            assert connections.admit("a") is None
+        loop = asyncio.get_running_loop()
+        loop.call_later(0.1, connections.release, "a")  # the closing socket's place
+        reconnect = await connections.admit_soon("a", grace_s=2)
+        started = time.monotonic()
+        held = await connections.admit_soon("a", grace_s=0.3)  # both places still held
+        waited = time.monotonic() - started
+        assert connections.admit("b") is None  # the server is now full (3 of 3)
+        started = time.monotonic()
+        full = await connections.admit_soon("c", grace_s=2)
+        return reconnect, held, waited, full, time.monotonic() - started
+
+    reconnect, held, waited, full, full_waited = asyncio.run(scenario())
+    assert reconnect is None
+    assert "per client" in held and waited >= 0.3
+    assert "limit" in full and "server has 3" in full and full_waited < 0.1
+
+
 # -- the solver pool's dispatch order, without processes ---------------------------------------
 
 

@@ -13,6 +13,7 @@ POST /v1/solve (their own places, "live"), and every limit is a setting:
 - more frames a second than SUDOKU_LENS_LIVE_MAX_FPS: `too_fast` (the frame is not solved);
 - more connections than SUDOKU_LENS_LIVE_MAX_CONNECTIONS, or from one address than
   SUDOKU_LENS_LIVE_MAX_PER_CLIENT: `too_many_connections`, then the socket closes (1013);
+  a client at its own limit first waits up to ADMIT_GRACE_S for a socket it is closing;
 - no frame for SUDOKU_LENS_LIVE_IDLE_S: `idle`, then the socket closes (1000);
 - bytes that are not an image, text that is not a command: `not_an_image`,
   `corrupt_image`, `malformed`; the connection stays open. A text message over
@@ -61,6 +62,7 @@ MAX_COMMAND_BYTES = 1024
 MAX_COMMAND_DEPTH = 8
 EXCERPT = 40  # characters of the client's own text an error may quote
 INBOX = 8  # commands waiting behind a frame being solved; beyond, `too_fast`
+ADMIT_GRACE_S = 0.5  # how long a client at its limit waits for its closing socket's place
 
 
 class Connections:
@@ -90,6 +92,18 @@ class Connections:
             )
         self.open[client] += 1
         return None
+
+    async def admit_soon(self, client: str, grace_s: float = ADMIT_GRACE_S) -> str | None:
+        """`admit`, a client at its own limit waiting up to `grace_s` for one of its places
+        to free: a client that reconnects (a page reloaded, a socket replaced) closes its
+        old socket first, but the server answers the close before this app has let that
+        socket's place go, and on a busy machine the new socket comes in between."""
+        deadline = time.monotonic() + grace_s
+        while (refused := self.admit(client)) is not None and time.monotonic() < deadline:
+            if sum(self.open.values()) >= self.total:
+                break  # the server is full: other clients' places free no sooner for waiting
+            await asyncio.sleep(0.02)
+        return refused
 
     def release(self, client: str) -> None:
         self.open[client] -= 1
@@ -139,7 +153,7 @@ async def live(websocket: WebSocket) -> None:
     connections = connections_of(websocket)
     client = websocket.client.host if websocket.client else "?"
     await websocket.accept()
-    refused = connections.admit(client)
+    refused = await connections.admit_soon(client)
     if refused is not None:
         with contextlib.suppress(WebSocketDisconnect, OSError, TimeoutError, RuntimeError):
             await send(websocket, error("too_many_connections", refused), settings)
