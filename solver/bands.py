@@ -40,7 +40,8 @@ from collections import namedtuple
 from itertools import permutations
 
 import numpy as np
-from numba import carray, njit, prange, types
+from numba import njit, prange, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from solver.geometry import standard
@@ -145,20 +146,28 @@ def _configuration_tables() -> tuple[np.ndarray, np.ndarray]:
 PERMUTATIONS, WITHIN = _configuration_tables()
 
 
+@intrinsic
+def _ctpop(typingctx, x):
+    """The CPU's popcount instruction (LLVM's ctpop): numba's integer arithmetic on int64
+    words does not match LLVM's popcount idiom, so the arithmetic version stayed a dozen
+    instructions."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
+
+
 @njit(cache=True, inline="always")
 def popcount(m):
-    """Bits set in a mask of up to 32 bits, by arithmetic (no table in memory; LLVM turns
-    this idiom into the CPU's popcount instruction)."""
-    x = m - ((m >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) >> 24) & 0xFF
+    """Bits set in a mask (non-negative int64)."""
+    return _ctpop(m)
 
 
 @njit(cache=True, inline="always")
 def _bit_index(bit):
-    """Index of the one bit set in `bit`."""
-    return popcount(bit - 1)
+    """Index of the lowest bit set in `bit` (one instruction: tzcnt)."""
+    return trailing_zeros(bit)
 
 
 # The kernels below read and write one board state as WORDS consecutive int64 of a flat
@@ -627,11 +636,13 @@ def _address_as_pointer(typingctx, address):
 
 @njit(cache=True)
 def _borrowed(owner):
-    """`owner`'s memory as an array that numba does not reference-count. Every array an
-    njit function takes is counted on entry and exit, an atomic instruction each: with the
-    search's helpers called per placement and per node, that was a quarter of the time on
-    the hardest set. The caller keeps `owner` alive while the view is in use."""
-    return carray(_address_as_pointer(owner.ctypes.data), owner.shape[0])
+    """`owner`'s memory as a raw pointer, which numba indexes like an array but neither
+    reference-counts nor checks: every array an njit function takes is counted on entry and
+    exit, an atomic instruction each (with the search's helpers called per placement and
+    per node, that was a quarter of the time on the hardest set), and every index into an
+    array is tested for being negative (numba's wraparound), a shift and an AND per word
+    read. The caller keeps `owner` alive while the pointer is in use."""
+    return _address_as_pointer(owner.ctypes.data)
 
 
 @njit(cache=True)
