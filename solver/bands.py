@@ -165,6 +165,13 @@ def popcount(m):
 
 
 @njit(cache=True, inline="always")
+def _u(i):
+    """A table index as unsigned: numba tests a signed index for being negative (to count
+    from the end), a shift and an AND per lookup."""
+    return np.uint64(i)
+
+
+@njit(cache=True, inline="always")
 def _bit_index(bit):
     """Index of the lowest bit set in `bit` (one instruction: tzcnt)."""
     return trailing_zeros(bit)
@@ -187,9 +194,9 @@ def _place(s, o, d, cell):
     for e in range(9):
         s[o + 3 * e + b] &= ~bit
     i = o + 3 * d
-    s[i] &= ~PEERS[cell, 0]
-    s[i + 1] &= ~PEERS[cell, 1]
-    s[i + 2] &= ~PEERS[cell, 2]
+    s[i] &= ~PEERS[_u(cell), 0]
+    s[i + 1] &= ~PEERS[_u(cell), 1]
+    s[i + 2] &= ~PEERS[_u(cell), 2]
     s[i + b] |= bit
     s[o + 27 + b] |= bit
     return True
@@ -203,9 +210,9 @@ def _place_alone(s, o, d, cell):
     i = o + 3 * d
     if not s[i + b] & bit:
         return False
-    s[i] &= ~PEERS[cell, 0]
-    s[i + 1] &= ~PEERS[cell, 1]
-    s[i + 2] &= ~PEERS[cell, 2]
+    s[i] &= ~PEERS[_u(cell), 0]
+    s[i + 1] &= ~PEERS[_u(cell), 1]
+    s[i + 2] &= ~PEERS[_u(cell), 2]
     s[i + b] |= bit
     s[o + 27 + b] |= bit
     return True
@@ -310,12 +317,12 @@ def _triad_rules(raw, mat):
     forced)."""
     if not TRIADS:
         for d in range(9):
-            mat[d] = KEEP[raw[d]]
+            mat[d] = KEEP[_u(raw[d])]
         return True
     c1 = c2 = c3 = c4 = 0
     f1 = f2 = f3 = f4 = 0
     for d in range(9):
-        kf = KEEP_FORCED[raw[d]]
+        kf = KEEP_FORCED[_u(raw[d])]
         k = kf & 0x1FF
         mat[d] = k
         c1, c2, c3, c4 = _count4(k, c1, c2, c3, c4)
@@ -327,7 +334,8 @@ def _triad_rules(raw, mat):
     if need | full:
         for d in range(9):
             k = mat[d]
-            mat[d] = KEEP[k & ~CROSS[k & need] & ~(full & ~(KEEP_FORCED[k] >> 9))]
+            cross = CROSS[_u(k & need)]
+            mat[d] = KEEP[_u(k & ~cross & ~(full & ~(KEEP_FORCED[_u(k)] >> 9)))]
     return True
 
 
@@ -340,13 +348,17 @@ def _triads(s, o, raw, mat, bands):
     for b in range(3):
         for d in range(9):
             w = s[o + 3 * d + b]
-            raw[d] = BOXES_OF[w & ROW] | BOXES_OF[(w >> 9) & ROW] << 3 | BOXES_OF[w >> 18] << 6
+            raw[d] = (
+                BOXES_OF[_u(w & ROW)]
+                | BOXES_OF[_u((w >> 9) & ROW)] << 3
+                | BOXES_OF[_u(w >> 18)] << 6
+            )
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
             bands[3 * d + b] = mat[d]
             if mat[d] != raw[d]:
-                s[o + 3 * d + b] &= SEGMENTS[mat[d]]
+                s[o + 3 * d + b] &= SEGMENTS[_u(mat[d])]
                 changed = 1
     # each digit's columns per band (9 bits each), then each stack's matrix from them
     for d in range(9):
@@ -368,7 +380,7 @@ def _triads(s, o, raw, mat, bands):
                 for b in range(3):
                     r = (gone >> (3 * b)) & 7
                     if r:
-                        s[o + 3 * d + b] &= ~(COLUMNS[r] << (3 * j))
+                        s[o + 3 * d + b] &= ~(COLUMNS[_u(r)] << (3 * j))
                 changed = 1
     return changed
 
@@ -479,7 +491,7 @@ def _branch(s, o, bands):
             for d in range(9):
                 # as the last triad pass left them: bands, then stacks
                 m = bands[3 * d + t] if t < 3 else bands[36 + 3 * d + t - 3]
-                mask = WITHIN[m]
+                mask = WITHIN[_u(m)]
                 if mask & (mask - 1):
                     n = popcount(mask)
                     total += n
@@ -520,13 +532,13 @@ def _take(s, o, where, k):
         return _place(s, o, k, where)
     if where < STACK_CONFIGURATION:
         i = o + where - CONFIGURATION
-        s[i] &= SEGMENTS[PERMUTATIONS[k]]
+        s[i] &= SEGMENTS[_u(PERMUTATIONS[_u(k)])]
         return s[i] != 0
     d, j = divmod(where - STACK_CONFIGURATION, 3)
-    p = PERMUTATIONS[k]  # entry (band b, column c of the stack)
+    p = PERMUTATIONS[_u(k)]  # entry (band b, column c of the stack)
     for b in range(3):
         i = o + 3 * d + b
-        s[i] &= ~(COLUMNS[7 & ~(p >> (3 * b))] << (3 * j))
+        s[i] &= ~(COLUMNS[_u(7 & ~(p >> (3 * b)))] << (3 * j))
         if s[i] == 0:
             return False
     return True
