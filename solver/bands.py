@@ -75,6 +75,7 @@ def _peer_masks() -> np.ndarray:
 
 
 PEERS = _peer_masks()
+PEERS_FLAT = PEERS.reshape(-1).copy()  # cell c's peers in band k at 3 * c + k
 
 
 def _segment_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -185,37 +186,33 @@ def _bit_index(bit):
 
 
 @njit(cache=True, inline="always")
-def _place(s, o, d, cell):
-    """Fix digit d (0-based) in `cell`; False when d is no longer possible there."""
-    b = cell // 27
-    bit = 1 << (cell % 27)
+def _place_bit(s, o, d, b, bit):
+    """Fix digit d (0-based) in the cell `bit` of band b; False when d is no longer
+    possible there. Band and bit rather than a cell number: no division by 27."""
     if not s[o + 3 * d + b] & bit:
         return False
     for e in range(9):
         s[o + 3 * e + b] &= ~bit
-    i = o + 3 * d
-    s[i] &= ~PEERS[_u(cell), 0]
-    s[i + 1] &= ~PEERS[_u(cell), 1]
-    s[i + 2] &= ~PEERS[_u(cell), 2]
-    s[i + b] |= bit
-    s[o + 27 + b] |= bit
+    _clear_peers(s, o, d, b, bit)
     return True
 
 
 @njit(cache=True, inline="always")
-def _place_alone(s, o, d, cell):
-    """`_place` for a cell whose only candidate is d: no other digit's word holds it."""
-    b = cell // 27
-    bit = 1 << (cell % 27)
+def _clear_peers(s, o, d, b, bit):
+    """Remove digit d from the peers of the cell `bit` of band b, and mark it placed."""
     i = o + 3 * d
-    if not s[i + b] & bit:
-        return False
-    s[i] &= ~PEERS[_u(cell), 0]
-    s[i + 1] &= ~PEERS[_u(cell), 1]
-    s[i + 2] &= ~PEERS[_u(cell), 2]
+    c = 3 * (27 * b + _bit_index(bit))
+    s[i] &= ~PEERS_FLAT[_u(c)]
+    s[i + 1] &= ~PEERS_FLAT[_u(c + 1)]
+    s[i + 2] &= ~PEERS_FLAT[_u(c + 2)]
     s[i + b] |= bit
     s[o + 27 + b] |= bit
-    return True
+
+
+@njit(cache=True, inline="always")
+def _place(s, o, d, cell):
+    """Fix digit d (0-based) in `cell`; False when d is no longer possible there."""
+    return _place_bit(s, o, d, cell // 27, 1 << (cell % 27))
 
 
 @njit(cache=True, inline="always")
@@ -239,11 +236,18 @@ def _naked_singles(s, o):
         # digit by digit: a single that an earlier one emptied is caught by the next pass
         for d in range(9):
             mine = s[o + 3 * d + b] & singles
+            if not mine:
+                continue
+            singles &= ~mine
             while mine:
                 bit = mine & -mine
                 mine ^= bit
-                if not _place_alone(s, o, d, 27 * b + _bit_index(bit)):
+                # the only candidate: no other digit's word holds the cell
+                if not s[o + 3 * d + b] & bit:
                     return -1
+                _clear_peers(s, o, d, b, bit)
+            if not singles:
+                break
     return placed
 
 
@@ -269,7 +273,7 @@ def _hidden_singles(s, o, d):
         while found:
             bit = found & -found
             found ^= bit
-            if not _place(s, o, d, 27 * b + _bit_index(bit)):
+            if not _place_bit(s, o, d, b, bit):
                 return -1
             placed = 1
     # columns: fold the nine rows into "seen once" and "seen twice or more" per column
@@ -295,7 +299,7 @@ def _hidden_singles(s, o, d):
             for k in range(3):
                 bit = col << (9 * k)
                 if w & bit:
-                    if not _place(s, o, d, 27 * b + _bit_index(bit)):
+                    if not _place_bit(s, o, d, b, bit):
                         return -1
                     placed = 1
     return placed
