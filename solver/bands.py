@@ -145,6 +145,7 @@ def _configuration_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 PERMUTATIONS, WITHIN = _configuration_tables()
+CONFIGURATIONS = np.array([bin(m).count("1") for m in WITHIN])  # how many a matrix allows
 
 
 @intrinsic
@@ -360,7 +361,7 @@ def _triads(s, o, raw, mat, bands):
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
-            bands[3 * d + b] = mat[d]
+            bands[9 * b + d] = mat[d]
             if mat[d] != raw[d]:
                 s[o + 3 * d + b] &= SEGMENTS[_u(mat[d])]
                 changed = 1
@@ -370,15 +371,15 @@ def _triads(s, o, raw, mat, bands):
         for b in range(3):
             w = s[o + 3 * d + b]
             folded |= ((w | w >> 9 | w >> 18) & ROW) << (9 * b)
-        bands[27 + d] = folded
+        bands[54 + d] = folded
     for j in range(3):
         for d in range(9):
-            x = bands[27 + d] >> (3 * j)
+            x = bands[54 + d] >> (3 * j)
             raw[d] = (x & 7) | ((x >> 6) & 0x38) | ((x >> 12) & 0x1C0)
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
-            bands[36 + 3 * d + j] = mat[d]
+            bands[27 + 9 * j + d] = mat[d]
             gone = raw[d] & ~mat[d]
             if gone:
                 for b in range(3):
@@ -491,20 +492,20 @@ def _branch(s, o, bands):
             total = 0
             b_best = -1
             b_n = 7
-            b_mask = 0
             for d in range(9):
                 # as the last triad pass left them: bands, then stacks
-                m = bands[3 * d + t] if t < 3 else bands[36 + 3 * d + t - 3]
-                mask = WITHIN[_u(m)]
-                if mask & (mask - 1):
-                    n = popcount(mask)
+                n = CONFIGURATIONS[_u(bands[9 * t + d])]
+                if n > 1:
                     total += n
                     if n < b_n:
-                        b_best, b_n, b_mask = 3 * d + t % 3, n, mask
-                        b_best += CONFIGURATION if t < 3 else STACK_CONFIGURATION
+                        b_best, b_n = d, n
             if b_best >= 0 and total < band_best:
                 band_best = total
-                best, best_n, best_mask = b_best, b_n, b_mask
+                best, best_n = 9 * t + b_best, b_n
+        if best >= 0:
+            t, d = divmod(best, 9)
+            best_mask = WITHIN[_u(bands[best])]
+            best = 3 * d + t % 3 + (CONFIGURATION if t < 3 else STACK_CONFIGURATION)
         if best >= 0 and best_n == 2:
             return best, best_mask
     cell = _branch_cell(s, o)
