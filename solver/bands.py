@@ -60,8 +60,9 @@ TRIADS = True  # the triad rules beside locked candidates (see `_triad_rules`)
 # A search's scratch, made once per batch (per thread): one board state per search level,
 # the digit words as last checked for hidden singles, the branches and their untried
 # options, statistics (branches tried, guesses), the triad pass's matrices (raw, mat) and
-# the matrices it left per digit-band and digit-stack (bands). A namedtuple, which numba
-# compiles as a tuple; the search gets borrowed views of it (`_borrowed`).
+# the matrices it left per digit-band and digit-stack (bands: band t's digit d at 9 * t + d,
+# stack j's at 27 + 9 * j + d, each digit's folded columns at 54 + d). A namedtuple, which numba
+# compiles as a tuple; the search gets raw pointers into it (`_borrowed`).
 Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats raw mat bands")
 
 
@@ -183,7 +184,8 @@ def _bit_index(bit):
 # array `s` from offset `o`: `s[o + 3 * d + b]` where digit d may go in band b, then
 # `s[o + 27 + b]` the placed cells of band b. A search level is the next WORDS words. Offsets
 # rather than row views: a view of a numba array is a reference-counted object, and taking
-# one per node and per call cost about 15% of the time in atomic increments.
+# one per node and per call cost about 15% of the time in atomic increments. `s` is a raw
+# pointer (`_borrowed`), which numba indexes without testing for negative indices.
 
 
 @njit(cache=True, inline="always")
@@ -567,7 +569,7 @@ def _store(s, o, out, row):
 @njit(cache=True)
 def _search(puzzles, p, limit, scratch, out, keep):
     """Count solutions of puzzles[p] up to `limit`, storing the first `keep` of them in rows
-    p, p + 1, ... of `out`; `scratch` is a `Scratch` of borrowed views (`_borrowed`)."""
+    p, p + 1, ... of `out`; `scratch` is a `Scratch` of raw pointers (`_borrowed`)."""
     stack, seen, branch_cell, branch_rest, stats, raw, mat, bands = scratch
     for i in range(27):
         stack[i] = BAND
@@ -668,7 +670,7 @@ def _borrowed(owner):
 
 @njit(cache=True)
 def _borrowed_buffers(buffers):
-    """A `Scratch` of borrowed views (see `_borrowed`) of `buffers`."""
+    """A `Scratch` of raw pointers (see `_borrowed`) into `buffers`."""
     return Scratch(
         _borrowed(buffers.stack),
         _borrowed(buffers.seen),
