@@ -40,7 +40,8 @@ from collections import namedtuple
 from itertools import permutations
 
 import numpy as np
-from numba import carray, njit, prange, types
+from numba import njit, prange, types
+from numba.cpython.unsafe.numbers import trailing_zeros
 from numba.extending import intrinsic
 
 from solver.geometry import standard
@@ -59,8 +60,9 @@ TRIADS = True  # the triad rules beside locked candidates (see `_triad_rules`)
 # A search's scratch, made once per batch (per thread): one board state per search level,
 # the digit words as last checked for hidden singles, the branches and their untried
 # options, statistics (branches tried, guesses), the triad pass's matrices (raw, mat) and
-# the matrices it left per digit-band and digit-stack (bands). A namedtuple, which numba
-# compiles as a tuple; the search gets borrowed views of it (`_borrowed`).
+# the matrices it left per digit-band and digit-stack (bands: band t's digit d at 9 * t + d,
+# stack j's at 27 + 9 * j + d, each digit's folded columns at 54 + d). A namedtuple, which numba
+# compiles as a tuple; the search gets raw pointers into it (`_borrowed`).
 Scratch = namedtuple("Scratch", "stack seen branch_cell branch_rest stats raw mat bands")
 
 
@@ -74,6 +76,7 @@ def _peer_masks() -> np.ndarray:
 
 
 PEERS = _peer_masks()
+PEERS_FLAT = PEERS.reshape(-1).copy()  # cell c's peers in band k at 3 * c + k
 
 
 def _segment_tables() -> tuple[np.ndarray, np.ndarray]:
@@ -143,63 +146,76 @@ def _configuration_tables() -> tuple[np.ndarray, np.ndarray]:
 
 
 PERMUTATIONS, WITHIN = _configuration_tables()
+CONFIGURATIONS = np.array([bin(m).count("1") for m in WITHIN])  # how many a matrix allows
+
+
+@intrinsic
+def _ctpop(typingctx, x):
+    """The CPU's popcount instruction (LLVM's ctpop): numba's integer arithmetic on int64
+    words does not match LLVM's popcount idiom, so the arithmetic version stayed a dozen
+    instructions."""
+
+    def codegen(context, builder, signature, args):
+        return builder.ctpop(args[0])
+
+    return x(x), codegen
 
 
 @njit(cache=True, inline="always")
 def popcount(m):
-    """Bits set in a mask of up to 32 bits, by arithmetic (no table in memory; LLVM turns
-    this idiom into the CPU's popcount instruction)."""
-    x = m - ((m >> 1) & 0x55555555)
-    x = (x & 0x33333333) + ((x >> 2) & 0x33333333)
-    x = (x + (x >> 4)) & 0x0F0F0F0F
-    return ((x * 0x01010101) >> 24) & 0xFF
+    """Bits set in a mask (non-negative int64)."""
+    return _ctpop(m)
+
+
+@njit(cache=True, inline="always")
+def _u(i):
+    """A table index as unsigned: numba tests a signed index for being negative (to count
+    from the end), a shift and an AND per lookup."""
+    return np.uint64(i)
 
 
 @njit(cache=True, inline="always")
 def _bit_index(bit):
-    """Index of the one bit set in `bit`."""
-    return popcount(bit - 1)
+    """Index of the lowest bit set in `bit` (one instruction: tzcnt)."""
+    return trailing_zeros(bit)
 
 
 # The kernels below read and write one board state as WORDS consecutive int64 of a flat
 # array `s` from offset `o`: `s[o + 3 * d + b]` where digit d may go in band b, then
 # `s[o + 27 + b]` the placed cells of band b. A search level is the next WORDS words. Offsets
 # rather than row views: a view of a numba array is a reference-counted object, and taking
-# one per node and per call cost about 15% of the time in atomic increments.
+# one per node and per call cost about 15% of the time in atomic increments. `s` is a raw
+# pointer (`_borrowed`), which numba indexes without testing for negative indices.
+
+
+@njit(cache=True, inline="always")
+def _place_bit(s, o, d, b, bit):
+    """Fix digit d (0-based) in the cell `bit` of band b; False when d is no longer
+    possible there. Band and bit rather than a cell number: no division by 27."""
+    if not s[o + 3 * d + b] & bit:
+        return False
+    for e in range(9):
+        s[o + 3 * e + b] &= ~bit
+    _clear_peers(s, o, d, b, bit)
+    return True
+
+
+@njit(cache=True, inline="always")
+def _clear_peers(s, o, d, b, bit):
+    """Remove digit d from the peers of the cell `bit` of band b, and mark it placed."""
+    i = o + 3 * d
+    c = 3 * (27 * b + _bit_index(bit))
+    s[i] &= ~PEERS_FLAT[_u(c)]
+    s[i + 1] &= ~PEERS_FLAT[_u(c + 1)]
+    s[i + 2] &= ~PEERS_FLAT[_u(c + 2)]
+    s[i + b] |= bit
+    s[o + 27 + b] |= bit
 
 
 @njit(cache=True, inline="always")
 def _place(s, o, d, cell):
     """Fix digit d (0-based) in `cell`; False when d is no longer possible there."""
-    b = cell // 27
-    bit = 1 << (cell % 27)
-    if not s[o + 3 * d + b] & bit:
-        return False
-    for e in range(9):
-        s[o + 3 * e + b] &= ~bit
-    i = o + 3 * d
-    s[i] &= ~PEERS[cell, 0]
-    s[i + 1] &= ~PEERS[cell, 1]
-    s[i + 2] &= ~PEERS[cell, 2]
-    s[i + b] |= bit
-    s[o + 27 + b] |= bit
-    return True
-
-
-@njit(cache=True, inline="always")
-def _place_alone(s, o, d, cell):
-    """`_place` for a cell whose only candidate is d: no other digit's word holds it."""
-    b = cell // 27
-    bit = 1 << (cell % 27)
-    i = o + 3 * d
-    if not s[i + b] & bit:
-        return False
-    s[i] &= ~PEERS[cell, 0]
-    s[i + 1] &= ~PEERS[cell, 1]
-    s[i + 2] &= ~PEERS[cell, 2]
-    s[i + b] |= bit
-    s[o + 27 + b] |= bit
-    return True
+    return _place_bit(s, o, d, cell // 27, 1 << (cell % 27))
 
 
 @njit(cache=True, inline="always")
@@ -223,11 +239,18 @@ def _naked_singles(s, o):
         # digit by digit: a single that an earlier one emptied is caught by the next pass
         for d in range(9):
             mine = s[o + 3 * d + b] & singles
+            if not mine:
+                continue
+            singles &= ~mine
             while mine:
                 bit = mine & -mine
                 mine ^= bit
-                if not _place_alone(s, o, d, 27 * b + _bit_index(bit)):
+                # the only candidate: no other digit's word holds the cell
+                if not s[o + 3 * d + b] & bit:
                     return -1
+                _clear_peers(s, o, d, b, bit)
+            if not singles:
+                break
     return placed
 
 
@@ -253,7 +276,7 @@ def _hidden_singles(s, o, d):
         while found:
             bit = found & -found
             found ^= bit
-            if not _place(s, o, d, 27 * b + _bit_index(bit)):
+            if not _place_bit(s, o, d, b, bit):
                 return -1
             placed = 1
     # columns: fold the nine rows into "seen once" and "seen twice or more" per column
@@ -279,7 +302,7 @@ def _hidden_singles(s, o, d):
             for k in range(3):
                 bit = col << (9 * k)
                 if w & bit:
-                    if not _place(s, o, d, 27 * b + _bit_index(bit)):
+                    if not _place_bit(s, o, d, b, bit):
                         return -1
                     placed = 1
     return placed
@@ -301,12 +324,12 @@ def _triad_rules(raw, mat):
     forced)."""
     if not TRIADS:
         for d in range(9):
-            mat[d] = KEEP[raw[d]]
+            mat[d] = KEEP[_u(raw[d])]
         return True
     c1 = c2 = c3 = c4 = 0
     f1 = f2 = f3 = f4 = 0
     for d in range(9):
-        kf = KEEP_FORCED[raw[d]]
+        kf = KEEP_FORCED[_u(raw[d])]
         k = kf & 0x1FF
         mat[d] = k
         c1, c2, c3, c4 = _count4(k, c1, c2, c3, c4)
@@ -318,7 +341,8 @@ def _triad_rules(raw, mat):
     if need | full:
         for d in range(9):
             k = mat[d]
-            mat[d] = KEEP[k & ~CROSS[k & need] & ~(full & ~(KEEP_FORCED[k] >> 9))]
+            cross = CROSS[_u(k & need)]
+            mat[d] = KEEP[_u(k & ~cross & ~(full & ~(KEEP_FORCED[_u(k)] >> 9)))]
     return True
 
 
@@ -331,13 +355,17 @@ def _triads(s, o, raw, mat, bands):
     for b in range(3):
         for d in range(9):
             w = s[o + 3 * d + b]
-            raw[d] = BOXES_OF[w & ROW] | BOXES_OF[(w >> 9) & ROW] << 3 | BOXES_OF[w >> 18] << 6
+            raw[d] = (
+                BOXES_OF[_u(w & ROW)]
+                | BOXES_OF[_u((w >> 9) & ROW)] << 3
+                | BOXES_OF[_u(w >> 18)] << 6
+            )
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
-            bands[3 * d + b] = mat[d]
+            bands[9 * b + d] = mat[d]
             if mat[d] != raw[d]:
-                s[o + 3 * d + b] &= SEGMENTS[mat[d]]
+                s[o + 3 * d + b] &= SEGMENTS[_u(mat[d])]
                 changed = 1
     # each digit's columns per band (9 bits each), then each stack's matrix from them
     for d in range(9):
@@ -345,21 +373,21 @@ def _triads(s, o, raw, mat, bands):
         for b in range(3):
             w = s[o + 3 * d + b]
             folded |= ((w | w >> 9 | w >> 18) & ROW) << (9 * b)
-        bands[27 + d] = folded
+        bands[54 + d] = folded
     for j in range(3):
         for d in range(9):
-            x = bands[27 + d] >> (3 * j)
+            x = bands[54 + d] >> (3 * j)
             raw[d] = (x & 7) | ((x >> 6) & 0x38) | ((x >> 12) & 0x1C0)
         if not _triad_rules(raw, mat):
             return -1
         for d in range(9):
-            bands[36 + 3 * d + j] = mat[d]
+            bands[27 + 9 * j + d] = mat[d]
             gone = raw[d] & ~mat[d]
             if gone:
                 for b in range(3):
                     r = (gone >> (3 * b)) & 7
                     if r:
-                        s[o + 3 * d + b] &= ~(COLUMNS[r] << (3 * j))
+                        s[o + 3 * d + b] &= ~(COLUMNS[_u(r)] << (3 * j))
                 changed = 1
     return changed
 
@@ -384,11 +412,15 @@ def _propagate(s, o, seen, raw, mat, bands):
             return False
         if placed:
             continue  # naked singles first: they cost a few word operations per band
-        for d in range(9):
-            i = o + 3 * d
-            j = 3 * d
-            if s[i] == seen[j] and s[i + 1] == seen[j + 1] and s[i + 2] == seen[j + 2]:
-                continue
+        digits = 0  # the digits whose words changed, found without a branch per digit
+        for j in range(27):
+            digits |= (s[o + j] != seen[j]) << j
+        digits = (digits | digits >> 1 | digits >> 2) & 0x1249249
+        while digits:
+            j = _bit_index(digits)
+            digits &= digits - 1
+            d = j // 3
+            i = o + j
             seen[j] = s[i]
             seen[j + 1] = s[i + 1]
             seen[j + 2] = s[i + 2]
@@ -466,20 +498,20 @@ def _branch(s, o, bands):
             total = 0
             b_best = -1
             b_n = 7
-            b_mask = 0
             for d in range(9):
                 # as the last triad pass left them: bands, then stacks
-                m = bands[3 * d + t] if t < 3 else bands[36 + 3 * d + t - 3]
-                mask = WITHIN[m]
-                if mask & (mask - 1):
-                    n = popcount(mask)
+                n = CONFIGURATIONS[_u(bands[9 * t + d])]
+                if n > 1:
                     total += n
                     if n < b_n:
-                        b_best, b_n, b_mask = 3 * d + t % 3, n, mask
-                        b_best += CONFIGURATION if t < 3 else STACK_CONFIGURATION
+                        b_best, b_n = d, n
             if b_best >= 0 and total < band_best:
                 band_best = total
-                best, best_n, best_mask = b_best, b_n, b_mask
+                best, best_n = 9 * t + b_best, b_n
+        if best >= 0:
+            t, d = divmod(best, 9)
+            best_mask = WITHIN[_u(bands[best])]
+            best = 3 * d + t % 3 + (CONFIGURATION if t < 3 else STACK_CONFIGURATION)
         if best >= 0 and best_n == 2:
             return best, best_mask
     cell = _branch_cell(s, o)
@@ -511,13 +543,13 @@ def _take(s, o, where, k):
         return _place(s, o, k, where)
     if where < STACK_CONFIGURATION:
         i = o + where - CONFIGURATION
-        s[i] &= SEGMENTS[PERMUTATIONS[k]]
+        s[i] &= SEGMENTS[_u(PERMUTATIONS[_u(k)])]
         return s[i] != 0
     d, j = divmod(where - STACK_CONFIGURATION, 3)
-    p = PERMUTATIONS[k]  # entry (band b, column c of the stack)
+    p = PERMUTATIONS[_u(k)]  # entry (band b, column c of the stack)
     for b in range(3):
         i = o + 3 * d + b
-        s[i] &= ~(COLUMNS[7 & ~(p >> (3 * b))] << (3 * j))
+        s[i] &= ~(COLUMNS[_u(7 & ~(p >> (3 * b)))] << (3 * j))
         if s[i] == 0:
             return False
     return True
@@ -537,7 +569,7 @@ def _store(s, o, out, row):
 @njit(cache=True)
 def _search(puzzles, p, limit, scratch, out, keep):
     """Count solutions of puzzles[p] up to `limit`, storing the first `keep` of them in rows
-    p, p + 1, ... of `out`; `scratch` is a `Scratch` of borrowed views (`_borrowed`)."""
+    p, p + 1, ... of `out`; `scratch` is a `Scratch` of raw pointers (`_borrowed`)."""
     stack, seen, branch_cell, branch_rest, stats, raw, mat, bands = scratch
     for i in range(27):
         stack[i] = BAND
@@ -627,16 +659,18 @@ def _address_as_pointer(typingctx, address):
 
 @njit(cache=True)
 def _borrowed(owner):
-    """`owner`'s memory as an array that numba does not reference-count. Every array an
-    njit function takes is counted on entry and exit, an atomic instruction each: with the
-    search's helpers called per placement and per node, that was a quarter of the time on
-    the hardest set. The caller keeps `owner` alive while the view is in use."""
-    return carray(_address_as_pointer(owner.ctypes.data), owner.shape[0])
+    """`owner`'s memory as a raw pointer, which numba indexes like an array but neither
+    reference-counts nor checks: every array an njit function takes is counted on entry and
+    exit, an atomic instruction each (with the search's helpers called per placement and
+    per node, that was a quarter of the time on the hardest set), and every index into an
+    array is tested for being negative (numba's wraparound), a shift and an AND per word
+    read. The caller keeps `owner` alive while the pointer is in use."""
+    return _address_as_pointer(owner.ctypes.data)
 
 
 @njit(cache=True)
 def _borrowed_buffers(buffers):
-    """A `Scratch` of borrowed views (see `_borrowed`) of `buffers`."""
+    """A `Scratch` of raw pointers (see `_borrowed`) into `buffers`."""
     return Scratch(
         _borrowed(buffers.stack),
         _borrowed(buffers.seen),
