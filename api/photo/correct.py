@@ -259,13 +259,26 @@ def _default_counter() -> Counter:
     return count_solutions_81
 
 
+def _default_batch(grids: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The solver's counts (capped at `limit`) and first solutions of many 9x9 grids in one
+    compiled call: the same counts as `count_solutions_81` one by one, and so the same
+    solution wherever there is exactly one."""
+    from solver.fast import solve_batch
+
+    return solve_batch(grids, limit=limit)
+
+
 Counter = Callable[[np.ndarray, int], tuple[int, "np.ndarray | None"]]
 
 
-def remembered(count: Counter) -> Counter:
+def remembered(count: Counter, many=None) -> Counter:
     """`count` asked at most once per grid and limit: the search, the probing of the
     winner's single changes and the missed givens' completions reach many grids twice
     (the reading itself, a winner's single change the search already tried; issue 32).
+
+    Its `all(grids, limit)` asks for a list of grids at once: those not asked before go to
+    `many` (``many(grids (N, 81), limit) -> (counts, first solutions)``, the solver's batch,
+    one compiled call) when given, else one by one to `count`.
 
     >>> calls = []
     >>> once = remembered(lambda grid, limit: calls.append(limit) or (1, grid))
@@ -283,6 +296,17 @@ def remembered(count: Counter) -> Counter:
             answer = answers[key] = count(values, limit)
         return answer
 
+    def ask_all(grids: list[np.ndarray], limit: int) -> list[tuple[int, np.ndarray | None]]:
+        keys = [grid.tobytes() + bytes((limit,)) for grid in grids]
+        if many is not None:
+            new = {key: grid for key, grid in zip(keys, grids, strict=True) if key not in answers}
+            if new:
+                counts, firsts = many(np.stack(list(new.values())), limit)
+                for key, n, first in zip(new, counts.tolist(), firsts, strict=True):
+                    answers[key] = (n, first if n else None)
+        return [ask(grid, limit) for grid in grids]
+
+    ask.all = ask_all
     return ask
 
 
@@ -515,7 +539,7 @@ def _correct_once(givens, probabilities, ink, paper, limits: Limits) -> Correcti
     twice (a live camera's steady frames, a check after a solve) asks the solver nothing
     the second time."""
     reading = Reading.of(*map(_of_key, (givens, probabilities, ink, paper)))
-    return _correct(reading, limits, remembered(_default_counter()))
+    return _correct(reading, limits, remembered(_default_counter(), _default_batch))
 
 
 def _correct(reading: Reading, limits: Limits, count: Counter) -> Correction:
@@ -900,7 +924,7 @@ def _probe_singles(grid, cost_table, changed, count):
     of issue 11); its solutions all differ from the winner's where it holds another digit,
     so `weigh` counts it as a rival, times `missed_prior`, and `_hinge` in full. A lone
     added digit cannot change a unique grid's solution, so adds need no solver."""
-    out, calls = [], 0
+    trials, moves = [], []
     for cell in range(81):
         if grid[cell] == 0 and cell not in changed:
             continue
@@ -911,14 +935,19 @@ def _probe_singles(grid, cost_table, changed, count):
                 continue
             trial = grid.copy()
             trial[cell] = v
-            calls += 1
-            n, first = count(trial, 2)
-            if n == 1:
-                sol = np.asarray(first, dtype=np.int8).tobytes()
-                out.append(((cell, v), math.exp(-c), sol))
-            elif n > 1:
-                out.append(((cell, v), math.exp(-c), SEVERAL))
-    return out, calls
+            trials.append(trial)
+            moves.append((cell, v, c))
+    # one solver call for them all where the counter can batch (about 100 grids a photo)
+    many = getattr(count, "all", None)
+    answers = many(trials, 2) if many else [count(trial, 2) for trial in trials]
+    out = []
+    for (cell, v, c), (n, first) in zip(moves, answers, strict=True):
+        if n == 1:
+            sol = np.asarray(first, dtype=np.int8).tobytes()
+            out.append(((cell, v), math.exp(-c), sol))
+        elif n > 1:
+            out.append(((cell, v), math.exp(-c), SEVERAL))
+    return out, len(trials)
 
 
 def rival_bound(cost_table, grid, changed, solution, paper=None) -> float:
