@@ -924,19 +924,16 @@ def _probe_singles(grid, cost_table, changed, count):
     of issue 11); its solutions all differ from the winner's where it holds another digit,
     so `weigh` counts it as a rival, times `missed_prior`, and `_hinge` in full. A lone
     added digit cannot change a unique grid's solution, so adds need no solver."""
-    trials, moves = [], []
-    for cell in range(81):
-        if grid[cell] == 0 and cell not in changed:
-            continue
-        held = set(grid[PEERS[cell]].tolist())
-        for v in range(10):
-            c = cost_table[cell, v]
-            if not np.isfinite(c) or (v in held and v):
-                continue
-            trial = grid.copy()
-            trial[cell] = v
-            trials.append(trial)
-            moves.append((cell, v, c))
+    probed = grid != 0
+    probed[list(changed)] = True
+    held = np.zeros((81, 10), bool)  # a digit some peer holds: writing it breaks the rules
+    held[np.arange(81)[:, None], grid[PEERS]] = True
+    held[:, 0] = False
+    cells, values = np.nonzero(np.isfinite(cost_table) & ~held & probed[:, None])
+    trials = np.repeat(grid[None], len(cells), axis=0)
+    trials[np.arange(len(cells)), cells] = values
+    moves = zip(cells.tolist(), values.tolist(), cost_table[cells, values].tolist(), strict=True)
+    trials = list(trials)
     # one solver call for them all where the counter can batch (about 100 grids a photo)
     many = getattr(count, "all", None)
     answers = many(trials, 2) if many else [count(trial, 2) for trial in trials]
