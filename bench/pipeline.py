@@ -38,6 +38,7 @@ The machine is shared: run with `nice` and read the ratio with that in mind.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import os
 import resource
@@ -372,10 +373,15 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     import cv2
 
     cv2.setNumThreads(1)
-    from api.photo.pipeline import solve_photo, warm_up
+    # a tree from before the api's rooms (bbcce3e) has api/pipeline.py and api/live.py; the
+    # installed package would otherwise lend it this tree's api.photo
+    room = "api.photo" if (tree / "api" / "photo").is_dir() else "api"
+    pipeline = importlib.import_module(f"{room}.pipeline")
+    solve_photo, warm_up = pipeline.solve_photo, pipeline.warm_up
 
     if live:
-        from api.photo.live import FrameJob, frame
+        live_mode = importlib.import_module(f"{room}.live")
+        FrameJob, frame = live_mode.FrameJob, live_mode.frame
 
         def run(data: bytes) -> tuple[str, dict]:
             answer = frame(data, FrameJob())

@@ -129,6 +129,12 @@ def darkness(gray: np.ndarray, k: int | None = None) -> np.ndarray:
     return np.maximum(dark, 0.0, out=dark)
 
 
+def ink_mask(dark: np.ndarray, level: float) -> np.ndarray:
+    """uint8 255 where `dark` reaches `level`, else 0 (the bytes of the comparison scaled:
+    `(dark >= level) * 255` made an int64 image first, eight times the memory)."""
+    return (dark >= level).view(np.uint8) * np.uint8(255)
+
+
 def paper_width(image: np.ndarray) -> int:
     """The width of `darkness`'s paper filter for an image: odd, a thirtieth of its side."""
     return max(3, (max(image.shape[:2]) // 30) | 1)
@@ -257,7 +263,8 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
     side = gray.shape[0]
     dark = darkness(gray)
     level = ink_threshold(dark)
-    horizontal, vertical = line_masks(((dark >= level) * 255).astype(np.uint8))
+    strong = ink_mask(dark, level)
+    horizontal, vertical = line_masks(strong)
     rows, cols = grid_lines(horizontal, vertical)
     boxes = cell_boxes(rows, cols, side)
     inner = interiors(boxes)
@@ -274,12 +281,12 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
 
     # first the grid's usual print, then (when some empty cell's middle is darker than its
     # neighbours' specks) a second look at a lower threshold in those cells only
-    ink = ((dark >= level) * 255).astype(np.uint8) & ~lines
+    ink = strong & ~lines
     keep(find_digits(dark, ink, lines, inner, level, ~found, size))
     second = faint_level(dark, lines, inner, level, found, ink_boxes)
     if second is not None:
         weak, look = second
-        ink = without_lines(((dark >= weak) * 255).astype(np.uint8), lines)
+        ink = without_lines(ink_mask(dark, weak), lines)
         keep(find_digits(dark, ink, lines, inner, weak, look, size))
     return Cells(images, found, boxes, contrast, ink_boxes)
 
@@ -314,7 +321,7 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     # the darkest channel, taken on the channels' strided views (cv2.split copied them)
     dark = np.maximum(np.maximum(each[..., 0], each[..., 1]), each[..., 2])
     level = ink_threshold(dark)
-    ink = ((dark >= level) * 255).astype(np.uint8)
+    ink = ink_mask(dark, level)
     # the long strokes of this very mask: what `without_lines` would take out of it again
     lines = cv2.dilate(np.bitwise_or(*line_masks(ink)), np.ones((3, 3), np.uint8))
     size = cells.images.shape[1]
@@ -335,7 +342,7 @@ def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE, reach
     faint = None  # made at the first digit: most cells a colour look visits hold none
     for i, blob in digit_blobs(ink, inner, skip=~look, reach=reach).items():
         if faint is None:
-            faint = without_lines(((dark >= FAINT * strength) * 255).astype(np.uint8), lines)
+            faint = without_lines(ink_mask(dark, FAINT * strength), lines)
         x0, y0, x1, y1 = inner[i]
         digit = grow(blob, faint[y0:y1, x0:x1])
         image, contrast = normalise(dark[y0:y1, x0:x1], digit, FAINT * strength, size=size)

@@ -317,10 +317,11 @@ def upright_kinds(
     turns = [k % 4 for k in turns]
     channels = cell_channels(warped_bgr, cells, blank_colour=False)
     blank = blank_cells(channels) & ~cells.blobs  # a digit's blob is always asked about
-    turned = [turned_channels(channels, k) for k in turns]
-    probs = classify_inked(turned[:1], [turned_blank(blank, turns[0])], path)
+    turned = [turned_channels(channels, turns[0])]  # the other turns only when asked
+    probs = classify_inked(turned, [turned_blank(blank, turns[0])], path)
     if surety(probs[0]) < UPRIGHT_SURE and len(turns) > 1:
         # the other turns' blank cells are the same cells, in other places
+        turned += [turned_channels(channels, k) for k in turns[1:]]
         others = [turned_blank(blank, k) for k in turns[1:]]
         probs += classify_inked(turned[1:], others, path)
     best = int(np.argmax([surety(p) for p in probs]))

@@ -255,10 +255,13 @@ def smooth_offsets(offsets: np.ndarray, cell: float) -> np.ndarray:
         agree = np.ones(len(line), bool)
         for _ in range(3):
             fit = np.polyval(np.polyfit(t[agree], line[agree], 2), t)
-            agree = np.abs(line - fit) <= AGREE * cell
-            if agree.sum() < len(line) // 2:  # no steady line to follow: keep the prior
+            agreed = np.abs(line - fit) <= AGREE * cell
+            if agreed.sum() < len(line) // 2:  # no steady line to follow: keep the prior
                 fit = np.zeros_like(line)
                 break
+            if np.array_equal(agreed, agree):  # the same strips would give the same fit
+                break
+            agree = agreed
         smooth[i] = fit
     return smooth
 

@@ -585,13 +585,19 @@ class Page:
             patch, to_patch @ homography @ shift, (int(x1 - x0), int(y1 - y0)),
             flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderValue=0,
         )  # fmt: skip
-        weight = alpha.astype(np.float32) * np.float32(1 / 255)
+        weight = np.multiply(alpha, np.float32(1 / 255), dtype=np.float32)  # one pass
         roi = self.out[y0:y1, x0:x1]
         solid = np.empty_like(roi)
         # cast once (as the fill would cast each pixel): filling from floats took as long
-        # as the blend itself on a 12 MP photo's digits
-        solid[:] = np.asarray(colour, np.float64).astype(roi.dtype)
-        roi[:] = cv2.blendLinear(roi, solid, 1 - weight, weight)  # exact where weight is 0
+        # as the blend itself on a 12 MP photo's digits; then one row filled and copied
+        # down (numpy's broadcast of 3 values over a whole patch: 80 us against 5)
+        solid[0] = np.asarray(colour, np.float64).astype(roi.dtype)
+        solid[1:] = solid[0]
+        # blended into the photo itself, not into a new array copied back (exact where
+        # weight is 0)
+        blended = cv2.blendLinear(roi, solid, 1 - weight, weight, dst=roi)
+        if not np.may_share_memory(blended, roi):  # OpenCV made a new array after all
+            roi[:] = blended
 
 
 def draw_digits(page: Page, cells: Layout, overlay: Overlay, font, colour) -> None:

@@ -626,8 +626,9 @@ def warm_up() -> None:
     """Load the reader (its models and sessions: `vision.read.warm_up`) and compile (or load
     the cached) solver once, so that the first photo's timings measure the photo, not the
     start-up (about a second of numba, and as much again of models)."""
-    from solver.fast import count_solutions_81
+    from solver.fast import count_solutions_81, solve_batch
     from vision.read import warm_up as warm_up_reader
 
     warm_up_reader()
     count_solutions_81(np.zeros(81, dtype=np.int8), 2)
+    solve_batch(np.zeros((1, 81), dtype=np.int8), limit=2)  # the correction's probes (60 ms)
