@@ -229,14 +229,19 @@ def frame(data: bytes, job: FrameJob):
         return FrameAnswer(size, timings=timings)
 
     answer = FrameAnswer(size, np.asarray(corners, np.float32), signature, tracked, differ, known)
-    if job.read == READ_ALWAYS or job.reference is None or differ > 0:
-        answer = read_frame(image, gray, job, answer, located.score, timings)
-    elif job.take_paper:
-        answer = replace(answer, **bare_paper(image, answer.corners))
+    unbare = None
     if job.paper is None and job.reference is not None:
         # a grid known (or about to be) with no paper to compare with: nothing is drawn
         # into it while it does not look bare
-        answer = replace(answer, unbare=unbare_cells(image, answer.corners))
+        unbare = unbare_cells(image, answer.corners)
+    # a known grid's ink changed where it does not look bare: a hand, not a new entry
+    covered = job.read == READ_ON_CHANGE and unbare is not None and bool(unbare.all())
+    if job.read == READ_ALWAYS or job.reference is None or (differ > 0 and not covered):
+        answer = read_frame(image, gray, job, answer, located.score, timings)
+    elif job.take_paper:
+        answer = replace(answer, **bare_paper(image, answer.corners))
+    if unbare is not None:
+        answer = replace(answer, unbare=unbare)
     timings["total"] = _ms(started)
     return replace(answer, timings=timings)
 
