@@ -197,3 +197,29 @@ def test_a_still_paper_hides_no_cell():
     answers = [session.answer(frame(jpeg, session.job()))[-1] for _ in range(8)]
     assert [a["state"] for a in answers[1:]] == ["known"] * 7
     assert all(a.get("hidden", "0" * 81) == "0" * 81 for a in answers)
+
+
+def test_a_paper_taken_under_a_hands_edge_is_taken_again_once_the_hand_has_gone():
+    """The grid read on the frame where a hand's edge enters it (a fifth of one cell): that
+    frame looks bare and becomes the paper, so the cell the edge was on differs from it
+    once the hand has gone. A frame that differs from its paper only by being lighter
+    gives a new paper, kept after PAPER_SETTLES frames: every cell is drawn again."""
+    from api.photo.live import PAPER_SETTLES, frame
+    from samples.hand_video import hand_video
+    from samples.synthetic import make_video
+
+    page = make_video(8, n_frames=1, hand=False, out_of_view=False).frames[0]
+    with_hand = hand_video(page.image, page.corners, n_frames=40, hand=(0.2, 0.8), seed=3)
+    without = hand_video(page.image, page.corners, n_frames=40, hand=None, seed=3)
+    entering = 9
+    assert 0.1 < with_hand.frames[entering].coverage.max() < 0.5
+    session = LiveSession()
+    for _ in range(2):  # read, then confirmed
+        session.answer(frame(with_hand.frames[entering].jpeg, session.job()))
+    assert session.known is not None and session.known.paper is not None
+    hidden = [
+        session.answer(frame(f.jpeg, session.job()))[-1]["hidden"].count("1")
+        for f in without.frames[entering + 1 : entering + 4 + PAPER_SETTLES]
+    ]
+    assert hidden[0] > 0  # the edge's cell, as the paper has it
+    assert hidden[-1] == 0

@@ -144,3 +144,26 @@ def test_a_paper_taken_off_the_grid_is_brought_onto_it_by_the_lines(video):
         errors.append(np.linalg.norm(followed.corners - frame.corners, axis=1).max() / cell)
         corners = followed.corners
     assert errors[0] > 0.25 and max(errors[-10:]) < 0.08
+
+
+def test_a_page_whose_colour_falls_off_to_its_corners_is_bare_and_a_hand_on_it_is_not(hand):
+    """A lens's colour falls off from the middle of the picture: on Wicht's image1 the grid's
+    corners are 12 to 14 tint levels off the median, which the page's median took
+    for something over the paper (so its paper was first taken with a hand on it)."""
+    from vision.occlusion import looks_bare
+
+    first = hand.frames[0]
+    image = first.image.astype(np.float32)
+    height, width = image.shape[:2]
+    ys, xs = np.mgrid[0:height, 0:width]
+    centre = first.corners.mean(axis=0)
+    reach = np.linalg.norm(first.corners - centre, axis=1).max()
+    fall = np.clip(np.hypot(xs - centre[0], ys - centre[1]) / reach, 0, 1) ** 2
+    image[..., 2] -= 24 * fall  # redder in the middle, bluer at the corners (tint: 24 levels)
+    image[..., 0] += 24 * fall
+    page = np.clip(image, 0, 255).astype(np.uint8)
+    view, _ = paper_view(page, first.corners)
+    assert looks_bare(view)
+    crossing = next(f for f in hand.frames if f.covered.sum() >= 9)
+    view, _ = paper_view(crossing.image, crossing.corners)
+    assert not looks_bare(view)

@@ -38,6 +38,7 @@ TINT_DIFFERS = 12  # tint levels ((red - blue) / 2) past the paper's local range
 CHANGED_SHARE = 0.03  # of a cell's pixels differing: the cell changed
 COVERED_SHARE = 0.3  # ... the cell is covered (a digit's ink rarely reaches this share)
 RIM = PAPER_CELL // 4
+GONE_NOISE = 4  # pixels darker than the paper that still let it count as gone (noise)
 PAPER_DARKER = 0.8  # the cell's paper (its lightest pixels) this much darker: covered
 # A page's own light falls off to 0.77 of its middle's at a grid's corners (Wicht's dim
 # photos): a cell darker than this share of the grid's usual is not bare paper (skin is told
@@ -66,29 +67,12 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     """(9, 9) int8 SAME, CHANGED, COVERED or OUTSIDE for each cell of ``current`` against
     ``paper`` (both PAPER_SIDE square views, gray or gray and tint (`planes`); ``valid``: the
     pixels of ``current`` that came from inside the frame)."""
-    tinted = current.ndim == 3 and paper.ndim == 3
-    if current.ndim == 3:
-        current, tint = current[..., 0], current[..., 1]
+    darker, lighter, matched = _differences(current, valid, paper)
+    differs = darker | lighter
     if paper.ndim == 3:
-        paper, paper_tint = paper[..., 0], paper[..., 1]
+        paper = paper[..., 0]
     cell, margin = PAPER_CELL, PAPER_MARGIN
     inside = slice(margin, margin + 9 * cell)
-    level = _paper_level(current[inside, inside], valid[inside, inside])
-    reference = _paper_level(paper[inside, inside], None)
-    gain = reference / max(level, 1.0)
-    matched = np.clip(current.astype(np.float32) * gain, 0, 255)
-    kernel = np.ones((3, 3), np.uint8)
-    low = cv2.erode(paper, kernel).astype(np.float32)
-    high = cv2.dilate(paper, kernel).astype(np.float32)
-    differs = (matched < low - DIFFERS) | (matched > high + DIFFERS)
-    if tinted:
-        low, high = cv2.erode(paper_tint, kernel), cv2.dilate(paper_tint, kernel)
-        # the camera's white balance drifts: the paper's tint is matched as its gray is
-        seen = valid[inside, inside][::2, ::2]
-        drift = np.median(tint[inside, inside][::2, ::2][seen]) if seen.any() else 128
-        tint = tint.astype(np.int16) - int(drift - np.median(paper_tint[inside, inside][::2, ::2]))
-        differs |= (tint < low.astype(np.int16) - TINT_DIFFERS) | (tint > high + TINT_DIFFERS)
-    differs &= valid
     # a cell is judged with a rim of a quarter cell around it: the paper's cells may lie a
     # little off the true ones, and a hand at the edge of a cell is over it
     near = cv2.dilate(differs.astype(np.uint8), np.ones((2 * RIM + 1,) * 2, np.uint8))
@@ -99,34 +83,124 @@ def cell_states(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> np
     around = np.ones((5, 5), np.uint8)
     lit = _per_cell(cv2.dilate(matched, around)[inside, inside])
     lit_paper = _per_cell(cv2.dilate(paper, around)[inside, inside].astype(np.float32))
-    darker = lit < PAPER_DARKER * lit_paper
+    dimmed = lit < PAPER_DARKER * lit_paper
     states = np.full((9, 9), SAME, np.int8)
     states[share_near > CHANGED_SHARE] = CHANGED
-    states[(share > COVERED_SHARE) | darker] = COVERED
+    states[(share > COVERED_SHARE) | dimmed] = COVERED
     states[seen < 0.5] = OUTSIDE
     return states
 
 
+def _differences(current: np.ndarray, valid: np.ndarray, paper: np.ndarray):
+    """(darker, lighter, matched): the pixels of ``current`` that differ from the paper by
+    being darker or redder than it (what lies over a page: a hand, a shadow, a pen), and
+    by being lighter or less red (what lay on the paper when it was taken has gone); and
+    the current gray matched to the paper's brightness."""
+    tinted = current.ndim == 3 and paper.ndim == 3
+    if current.ndim == 3:
+        current, tint = current[..., 0], current[..., 1]
+    if paper.ndim == 3:
+        paper, paper_tint = paper[..., 0], paper[..., 1]
+    inside = slice(PAPER_MARGIN, PAPER_MARGIN + 9 * PAPER_CELL)
+    level = _paper_level(current[inside, inside], valid[inside, inside])
+    reference = _paper_level(paper[inside, inside], None)
+    gain = reference / max(level, 1.0)
+    matched = np.clip(current.astype(np.float32) * gain, 0, 255)
+    kernel = np.ones((3, 3), np.uint8)
+    darker = matched < cv2.erode(paper, kernel).astype(np.float32) - DIFFERS
+    lighter = matched > cv2.dilate(paper, kernel).astype(np.float32) + DIFFERS
+    if tinted:
+        low, high = cv2.erode(paper_tint, kernel), cv2.dilate(paper_tint, kernel)
+        # the camera's white balance drifts: the paper's tint is matched as its gray is
+        seen = valid[inside, inside][::2, ::2]
+        drift = np.median(tint[inside, inside][::2, ::2][seen]) if seen.any() else 128
+        tint = tint.astype(np.int16) - int(drift - np.median(paper_tint[inside, inside][::2, ::2]))
+        darker |= tint > high.astype(np.int16) + TINT_DIFFERS
+        lighter |= tint < low.astype(np.int16) - TINT_DIFFERS
+    return darker & valid, lighter & valid, matched
+
+
+def paper_gone(current: np.ndarray, valid: np.ndarray, paper: np.ndarray) -> bool:
+    """Whether ``current`` differs from the paper only by being lighter (or less red) than
+    it, in a few cells' worth of pixels at least, and nowhere darker or redder: something
+    lay on the paper when it was taken (a hand's edge entering a cell passes unseen in a
+    frame) and has gone. Nothing that comes over a page makes it lighter, so such a frame
+    may give the grid a new paper; without one the cells would stay hidden for good.
+
+    >>> paper = np.full((220, 220), 200, np.uint8); paper[20:40, 180:200] = 90  # a hand's edge
+    >>> bare, everywhere = np.full_like(paper, 200), np.ones((220, 220), bool)
+    >>> paper_gone(bare, everywhere, paper), paper_gone(paper, everywhere, bare)
+    (True, False)
+    """
+    darker, lighter, _ = _differences(current, valid, paper)
+    judged = slice(PAPER_MARGIN - RIM, PAPER_MARGIN + 9 * PAPER_CELL + RIM)  # cells and rims
+    darker, lighter = darker[judged, judged], lighter[judged, judged]
+    return bool(darker.sum() <= GONE_NOISE and lighter.sum() >= CHANGED_SHARE * PAPER_CELL**2)
+
+
 def looks_bare(view: np.ndarray) -> bool:
     """Whether a view of a grid (`vision.track.paper_view`) looks like bare paper, fit to be
-    kept as the grid's paper: no cell's paper much darker than the grid's usual (a hand, a
-    shadow), nor of another tint (skin). A paper taken under a hand would hide that hand's
-    cells as the paper itself, and show the cells it leaves as covered.
+    kept as the grid's paper: every cell does (`bare_cells`). A paper taken under a hand
+    would hide that hand's cells as the paper itself, and show the cells it leaves as
+    covered.
 
     >>> paper = np.full((220, 220), 200, np.uint8)
     >>> looks_bare(paper), looks_bare(np.where(np.arange(220) < 80, 90, paper).astype(np.uint8))
     (True, False)
     """
+    return bool(bare_cells(view).all())
+
+
+def bare_cells(view: np.ndarray) -> np.ndarray:
+    """(9, 9) bool: the cells of a view of a grid that look like bare paper, judged without a
+    paper to compare with: the cell's paper (its lightest pixels) not much darker than the
+    grid's usual (a hand, a shadow), nor of another tint than the page's own, which may fall
+    off smoothly towards the picture's corners (`_smooth_page`), as skin's does not. A cell
+    only partly covered may pass: what a known paper tells (`cell_states`) is finer.
+
+    >>> paper = np.full((220, 220), 200, np.uint8)
+    >>> int(bare_cells(np.where(np.arange(220) < 80, 90, paper).astype(np.uint8)).sum())
+    54
+    """
     cell, margin = PAPER_CELL, PAPER_MARGIN
     inside = slice(margin, margin + 9 * cell)
     gray = view[..., 0] if view.ndim == 3 else view
     lit = _per_cell(cv2.dilate(gray, np.ones((5, 5), np.uint8))[inside, inside].astype(np.float32))
-    if (lit < BARE_DARKER * np.median(lit)).any():
-        return False
+    bare = lit >= BARE_DARKER * np.median(lit)
     if view.ndim == 3:
         tint = _per_cell(view[inside, inside, 1].astype(np.float32))
-        return bool((np.abs(tint - np.median(tint)) <= TINT_DIFFERS).all())
-    return True
+        bare &= np.abs(tint - _smooth_page(tint)) <= TINT_DIFFERS
+    return bare
+
+
+def _smooth_page(values: np.ndarray, keep: float = 0.6, rounds: int = 3) -> np.ndarray:
+    """(9, 9): the smooth surface (a quadratic in the cell's row and column) that the
+    ``values`` of most cells lie on, fitted to the ``keep`` share of cells nearest it, again
+    and again (a hand over the rest is no part of the page).
+
+    A lens's colour falls off from the middle of the picture: on a bare page of Wicht's
+    image1 the corner cells' tint lies 12 to 14 levels below the middle's, so the page's
+    median said its corner was not paper, and the paper was first taken with a hand's edge
+    on it. The cells of that bare page lie within 6 levels of this surface (3 on the other
+    videos of bench/live.py); a bar of skin two cells wide is no quadratic.
+
+    >>> rows, cols = np.mgrid[0:9, 0:9]
+    >>> page = 140.0 - (rows - 4) ** 2 - (cols - 4) ** 2 / 2
+    >>> hand = page.copy(); hand[:, 6:8] += 25
+    >>> float(np.abs(_smooth_page(page) - page).max()) < 1e-3
+    True
+    >>> int((np.abs(hand - _smooth_page(hand)) > 12).sum())
+    18
+    """
+    rows, cols = (np.mgrid[0:9, 0:9].astype(np.float64) / 8 - 0.5).reshape(2, 81)
+    terms = np.stack([np.ones(81), rows, cols, rows**2, rows * cols, cols**2], axis=1)
+    target = values.ravel().astype(np.float64)
+    used = np.ones(81, bool)
+    for _ in range(rounds):
+        fit, *_ = np.linalg.lstsq(terms[used], target[used], rcond=None)
+        miss = np.abs(target - terms @ fit)
+        used = miss <= np.quantile(miss, keep)
+    return (terms @ fit).reshape(9, 9)
 
 
 def _paper_level(view: np.ndarray, valid: np.ndarray | None) -> float:

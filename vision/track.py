@@ -43,6 +43,7 @@ from vision.occlusion import (
     PAPER_SIDE,
     SAME,
     cell_states,
+    paper_gone,
     planes,
 )
 
@@ -246,12 +247,14 @@ SETTLED = 4.0  # pixels of the square: a correction this small needs no second p
 class Followed:
     """The known grid found again: corners (4, 2) upright in the frame; states (9, 9) of its
     cells against the paper (vision.occlusion); inliers: points that agreed; to_frame: the
-    homography from the paper's square to the frame."""
+    homography from the paper's square to the frame; gone: something that lay on the paper
+    when it was taken has gone, and nothing else differs (`vision.occlusion.paper_gone`)."""
 
     corners: np.ndarray
     states: np.ndarray
     inliers: int
     to_frame: np.ndarray
+    gone: bool = False  # the frame differs from the paper only where it is lighter
 
 
 def paper_view(image: np.ndarray, corners: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -347,7 +350,8 @@ def follow_paper(
     if same < MIN_SAME or same < SAME_SHARE * in_view:
         return None
     to_frame = cv2.getPerspectiveTransform(nominal, square)
-    return Followed(_through(to_frame, outline), states, inliers, to_frame)
+    gone = bool((states != SAME).any()) and paper_gone(view, valid, paper)
+    return Followed(_through(to_frame, outline), states, inliers, to_frame, gone)
 
 
 def refined_outline(

@@ -56,6 +56,9 @@ PAPER_SETTLES = 3  # frames with nothing over the grid before a paper taken agai
 # A frame whose ink changed in more cells than this is not read for a new entry (a hand's
 # edge over the grid changes a row of cells; a new digit one, and its neighbours' rims).
 NEW_ENTRY_CELLS = 4
+# A grid about to be read found by its lines this far (in cells) from where it was expected is
+# looked for by the full search too (see `far`).
+FAR_CELLS = 0.5
 # Fields of a reading that the client is sent once per grid.
 GRID_FIELDS = (
     "status",
@@ -87,6 +90,8 @@ class FrameJob:
     change seen so twice running is read (one frame's flicker of a faint mark is not).
     take_paper: the known grid has no paper yet (every reading's frame had a hand over it):
     take it from this frame if it looks bare.
+    heal: no new paper is waiting to be kept: one may be taken from a frame where something
+    that lay on the paper has gone (`Followed.gone`).
     """
 
     corners: np.ndarray | None = None
@@ -103,6 +108,7 @@ class FrameJob:
     refine: bool = False
     changed: bool = False
     take_paper: bool = False
+    heal: bool = False
 
 
 @dataclass(frozen=True)
@@ -117,7 +123,8 @@ class FrameAnswer:
     known grid's cells against its paper (`vision.occlusion`), when followed by its paper.
     paper, points: this frame's paper and its points, when it was read and solved (the
     session keeps them for the grid it confirms). outline: the known grid's outline on its
-    paper, refined on this frame. timings: milliseconds.
+    paper, refined on this frame. unbare: (9, 9) bool, for a grid known (or in reading)
+    without a paper, the cells not to draw into (`unbare_cells`). timings: milliseconds.
     """
 
     size: tuple[int, int]
@@ -133,6 +140,7 @@ class FrameAnswer:
     paper: np.ndarray | None = None
     points: np.ndarray | None = None
     outline: np.ndarray | None = None
+    unbare: np.ndarray | None = None
 
 
 def frame(data: bytes, job: FrameJob):
@@ -182,6 +190,16 @@ def frame(data: bytes, job: FrameJob):
     else:
         located = None if job.corners is None else track_grid(gray, job.corners)
         tracked = located is not None
+        if tracked and job.read == READ_ALWAYS and far(located.corners, job.corners):
+            # a grid about to be read (its corners become its paper's) found far from where it
+            # was expected: the comb may have settled on lines beside it; the full search's
+            # grid is kept when it scores better
+            try:
+                searched = locate_grid(gray)
+            except NoGridFound:
+                searched = None
+            if searched is not None and searched.score > located.score:
+                located, tracked = searched, False
         if located is None:
             try:
                 located = locate_grid(gray)
@@ -211,12 +229,33 @@ def frame(data: bytes, job: FrameJob):
         return FrameAnswer(size, timings=timings)
 
     answer = FrameAnswer(size, np.asarray(corners, np.float32), signature, tracked, differ, known)
-    if job.read == READ_ALWAYS or job.reference is None or differ > 0:
+    unbare = None
+    if job.paper is None and job.reference is not None:
+        # a grid known (or about to be) with no paper to compare with: nothing is drawn
+        # into it while it does not look bare
+        unbare = unbare_cells(image, answer.corners)
+    # a known grid's ink changed where it does not look bare: a hand, not a new entry
+    covered = job.read == READ_ON_CHANGE and unbare is not None and bool(unbare.all())
+    if job.read == READ_ALWAYS or job.reference is None or (differ > 0 and not covered):
         answer = read_frame(image, gray, job, answer, located.score, timings)
     elif job.take_paper:
         answer = replace(answer, **bare_paper(image, answer.corners))
+    if unbare is not None:
+        answer = replace(answer, unbare=unbare)
     timings["total"] = _ms(started)
     return replace(answer, timings=timings)
+
+
+def far(found: np.ndarray, expected: np.ndarray) -> bool:
+    """Whether corners found lie over FAR_CELLS of a cell from those expected.
+
+    Frames a phone moved over a cell between (a busy server answers fewer): tracked from
+    the last frame's corners, a comb fit settled 0.48 of a cell off a Kubiesa grid whose
+    full search found it 0.14 off, and scored better (0.695 against 0.622)."""
+    from vision.locate import grid_side
+
+    cell = grid_side(np.asarray(expected, np.float32)) / 9
+    return bool(np.linalg.norm(found - expected, axis=1).max() > FAR_CELLS * cell)
 
 
 def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
@@ -279,7 +318,7 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
     cells are hidden, and a reading when asked for or when ink changed where nothing covers
     the grid, in this frame and the last (a new entry); the ink of covered cells is not
     compared."""
-    from vision.occlusion import COVERED
+    from vision.occlusion import COVERED, OUTSIDE
     from vision.track import UNKNOWN, changes, ink_signature
 
     corners = followed.corners
@@ -293,6 +332,10 @@ def known_frame(image, gray, job: FrameJob, followed, size, timings, started) ->
         lap = time.perf_counter()
         answer = refined(image, gray, job, followed, answer)
         timings["refine"] = _ms(lap)
+    elif job.heal and followed.gone and differ == 0 and (followed.states != OUTSIDE).all():
+        # the paper was taken with something over it (a hand's edge entering a cell passes
+        # unseen for a frame): this frame, where only that has gone, gives a new one
+        answer = replace(answer, **bare_paper(image, corners))
     timings["total"] = _ms(started)
     return replace(answer, timings=timings)
 
@@ -329,6 +372,26 @@ def bare_paper(image: np.ndarray, corners: np.ndarray) -> dict:
     if not (valid[rim, rim].all() and looks_bare(paper)):
         return {"paper": None, "points": None}
     return {"paper": paper, "points": paper_points(paper)}
+
+
+def unbare_cells(image: np.ndarray, corners: np.ndarray) -> np.ndarray:
+    """(9, 9) bool: the cells not to draw into, for a grid at ``corners`` with no paper to
+    compare with: every cell when one in the frame does not look like bare paper
+    (`vision.occlusion.bare_cells`), else those outside the frame.
+
+    Without a paper a hand is told only by its tint and darkness, cell by cell, and on a
+    dim page that misses most of its cells (frames of Wicht's image1 read first with the
+    bar over them: 4 to 9 of 12 to 31 covered cells told): so nothing is drawn until the
+    grid looks bare, and that frame gives it its paper."""
+    from vision.occlusion import PAPER_CELL, PAPER_MARGIN, bare_cells
+    from vision.track import paper_view
+
+    view, valid = paper_view(image, corners)
+    inside = slice(PAPER_MARGIN, PAPER_MARGIN + 9 * PAPER_CELL)
+    outside = valid[inside, inside].reshape(9, PAPER_CELL, 9, PAPER_CELL).mean(axis=(1, 3)) < 0.5
+    if (~bare_cells(view) & ~outside).any():
+        return np.ones((9, 9), bool)
+    return outside
 
 
 def square_outline() -> np.ndarray:
@@ -457,7 +520,7 @@ class LiveSession:
         self.lost = 0  # frames since the known grid was last found
         self.frames = 0
         self.changed = False  # the last frame showed new ink on the known grid, uncovered
-        self.new_paper = None  # (paper, points, frames to wait) taken again, not yet kept
+        self.new_paper = None  # (paper, points, frames to wait, cells then differing) not yet kept
 
     def reset(self, mode: str | None = None) -> None:
         """Forget the grid (a new mode re-reads and sends its grid message anew)."""
@@ -489,6 +552,7 @@ class LiveSession:
             take_paper=self.known is not None
             and self.known.paper is None
             and self.new_paper is None,
+            heal=self.new_paper is None,
         )
 
     def answer(self, found: FrameAnswer) -> list[dict]:
@@ -531,10 +595,11 @@ class LiveSession:
         return messages
 
     def adopt_paper(self, found: FrameAnswer) -> None:
-        """A paper taken again through refined corners (or at last bare) is kept once the
-        next PAPER_SETTLES frames show nothing over the grid: a hand's first edge entering
-        a cell may pass unseen for a frame, and a paper with it would hide that cell for
-        good."""
+        """A paper taken again through refined corners (or at last bare, or where something
+        that lay on the old one has gone) is kept once the next PAPER_SETTLES frames show
+        nothing over the grid (no cell differing from the old paper but those that differed
+        when it was taken): a hand's first edge entering a cell may pass unseen for a frame,
+        and a paper with it would hide that cell for good."""
         if self.known is None:
             self.new_paper = None
             return
@@ -546,15 +611,16 @@ class LiveSession:
                     None,
                 )
                 return
-            self.new_paper = (found.paper, found.points, PAPER_SETTLES)
+            differed = found.states != 0 if found.states is not None else np.zeros((9, 9), bool)
+            self.new_paper = (found.paper, found.points, PAPER_SETTLES, differed)
             return
         if self.new_paper is None:
             return
-        if found.states is None or found.states.any():  # any cell not SAME (0)
+        paper, points, wait, differed = self.new_paper
+        if found.states is None or ((found.states != 0) & ~differed).any():  # 0: SAME
             self.new_paper = None  # something came over the grid: that paper may show it
             return
-        paper, points, wait = self.new_paper
-        self.new_paper = (paper, points, wait - 1) if wait > 1 else None
+        self.new_paper = (paper, points, wait - 1, differed) if wait > 1 else None
         if wait == 1:
             self.known.paper, self.known.points, self.known.outline = paper, points, None
 
@@ -623,6 +689,8 @@ class LiveSession:
         }
         if shown is not None and found.states is not None:
             message["hidden"] = hidden_cells(found.states)
+        elif shown is not None and found.unbare is not None:
+            message["hidden"] = "".join("1" if u else "0" for u in found.unbare.reshape(81))
         failed = found.result is not None and found.result.status != "solved"
         if failed and self.known is None:
             message["status"] = found.result.status
