@@ -607,8 +607,10 @@ def process_pool(workers: int, window: int | None = None) -> Runner:
 
     At most `window` photos are in flight, so Ctrl-C stops quickly and a long listing is
     never held as futures. A worker killed (out of memory, a signal) breaks the pool: it is
-    restarted and the photos in flight are tried again; a photo that was in flight at
-    `MAX_CRASHES` deaths is reported as `error`.
+    restarted and the photos in flight are tried again, one at a time, so that the next
+    death can be blamed on the one photo in flight; a photo that was in flight at
+    `MAX_CRASHES` deaths is reported as `error`. (Retried side by side, an innocent photo
+    that shared the first death with a killer could share the second too, and be blamed.)
 
     Parameters
     ----------
@@ -638,7 +640,8 @@ def process_pool(workers: int, window: int | None = None) -> Runner:
             broken = False
             try:
                 while retry or flying or not exhausted:
-                    while len(flying) < limit and not broken:
+                    suspect = retry or any(t.photo in crashes for t in flying.values())
+                    while len(flying) < (1 if suspect else limit) and not broken:
                         if retry:
                             task = retry.pop()
                         else:
