@@ -580,6 +580,11 @@ def print_doubt() -> None:
     """What it would cost to catch the simulated wrong entries called right by moving
     `RIGHT_MISS` alone: the right entries that would no longer be called right."""
     right = np.array(DOUBT["right"])
+    cases = np.array(DOUBT["cases"])
+    for p in (0.003, 0.002, 0.0015, 0.001, 0.0005):
+        print(f"  RIGHT_MISS {p}: right entries not called right"
+              f" {pct(int((right > p).sum()), len(right))}, simulated wrong entries called"
+              f" right {int((cases <= p).sum())} of these {len(cases)}")  # fmt: skip
     for p in sorted(set(DOUBT["cases"]), reverse=True):
         caught = sum(c >= p for c in DOUBT["cases"])
         print(f"  RIGHT_MISS below {p:.2e} catches {caught} of {len(DOUBT['cases'])}: right"
