@@ -202,10 +202,10 @@ README_PAGE = dict(
 def test_check_names_what_an_unclear_entry_may_be_in_the_cli_and_over_http(client, tmp_path):
     """Issue 37 end to end: on a page with a true mistake and a hard-to-read entry, only
     the wrong entry is called wrong, and each unclear entry names the digits it may be
-    ("r2c8: 6 or 8?"), the same in the CLI's JSON, its text and the HTTP answer."""
-    page = make_photo(37, **README_PAGE)
+    ("r7c1: 5 or 3?"), the same in the CLI's JSON, its text and the HTTP answer."""
+    page = make_photo(38, **README_PAGE)
     wrong = wrong_cells(page)
-    photo = tmp_path / "hand-37.jpg"
+    photo = tmp_path / "hand-38.jpg"
     photo.write_bytes(page.jpeg)
     done = run("solve", str(photo), "--mode", "check", "--json")
     assert done.returncode == 0, done.stderr
