@@ -234,3 +234,31 @@ def test_the_same_reading_is_corrected_once(puzzle, monkeypatch):
     again = correct(givens.copy(), probs.copy())
     assert calls > 0 and len(asked) == calls
     assert again.status == first.status and np.array_equal(again.solution, first.solution)
+
+
+def test_a_doubtful_reading_is_not_cleared_by_a_sharpening_calibration():
+    """A fitted temperature below 1 makes every reading surer: right for the many easy
+    crops, but a 1 read at 0.76 beside a 4 at 0.11, in a row printing every other digit
+    but 4, would pass as a sure 1 had the person written that 4. An entry is called right
+    on the model's own readings: this one is unclear; a sure 1 is still right, and a sure
+    4 still wrong by the sharpened odds."""
+    solution = np.arange(81) % 9 + 1  # row 1 holds 1 to 9
+    values = np.zeros(81, np.int8)
+    values[[1, 2, 4, 5, 6, 7, 8]] = [2, 3, 5, 6, 7, 8, 9]  # r1c1 sees every digit but 1, 4
+    sharpening = HandRates({"pen": InkRates(0.5, 0.0)})
+
+    def judged(reading: dict[int, float], entry: int = 1):
+        digits = np.full((81, 9), 1e-4)
+        for digit, p in reading.items():
+            digits[0, digit - 1] = p
+        digits[0] /= digits[0].sum()
+        marks = HandMarks(np.where(np.arange(81) == 0, entry, 0), "w" + "." * 80, (), digits)
+        return judge_entries(marks, values, solution, sharpening)
+
+    doubtful = judged({1: 0.76, 4: 0.11, 9: 0.03})
+    assert doubtful.mistakes == () and [m.cell for m in doubtful.unclear] == [0]
+    assert doubtful.unclear[0].alternatives[:2] == (1, 4)
+    sure = judged({1: 0.9999})
+    assert sure.mistakes == () and sure.unclear == ()
+    wrong = judged({4: 0.99}, entry=4)
+    assert [(m.cell, m.reason) for m in wrong.mistakes] == [(0, "odds")]

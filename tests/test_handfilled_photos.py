@@ -180,3 +180,46 @@ def test_check_names_the_wrong_entry_and_why_in_the_cli_and_over_http(pen_page, 
         assert body["solution"] is None
     done = run("solve", str(photo), "--mode", "check")
     assert f"wrong: {record['mistakes'][0]['cell']}" in done.stdout
+
+
+# README's page (issue 37): pen and pencil, one wrong entry, and a pencil entry the reader
+# cannot settle (made by the command README shows)
+README_PAGE = dict(
+    size=(1600, 1200),
+    kind="newspaper",
+    hand_fonts=True,
+    filled=0.4,
+    pencil_entries=0.3,
+    mistakes=1,
+    crossed=1,
+    curl=0.0,
+    shadow=0.0,
+    second_grid=False,
+)
+
+
+@needs_model
+def test_check_names_what_an_unclear_entry_may_be_in_the_cli_and_over_http(client, tmp_path):
+    """Issue 37 end to end: on a page with a true mistake and a hard-to-read entry, only
+    the wrong entry is called wrong, and each unclear entry names the digits it may be
+    ("r7c1: 5 or 3?"), the same in the CLI's JSON, its text and the HTTP answer."""
+    page = make_photo(38, **README_PAGE)
+    wrong = wrong_cells(page)
+    photo = tmp_path / "hand-38.jpg"
+    photo.write_bytes(page.jpeg)
+    done = run("solve", str(photo), "--mode", "check", "--json")
+    assert done.returncode == 0, done.stderr
+    record = json.loads(done.stdout)
+    answer = client.post("/v1/solve?mode=check", files={"image": ("h.jpg", page.jpeg)})
+    assert answer.status_code == 200, answer.text
+    text = run("solve", str(photo), "--mode", "check").stdout
+    for body in (record, answer.json()):
+        assert [m["index"] for m in body["mistakes"]] == wrong
+        assert body["unclear"], "the page's hard pencil entry is no longer unclear"
+        for item in body["unclear"]:
+            assert item["reason"] == "unclear" and item["index"] not in wrong
+            alternatives = item["alternatives"]
+            assert len(alternatives) >= 2 and len(set(alternatives)) == len(alternatives)
+            assert item["said"] == f"{item['cell']}: {' or '.join(map(str, alternatives))}?"
+            assert f"unclear: {item['said']}" in text
+    assert record["unclear"] == answer.json()["unclear"]

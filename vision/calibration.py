@@ -205,16 +205,19 @@ class HandRates:
     inks: dict[str, InkRates] = field(default_factory=dict)
     fitted_on: str = ""
 
-    def likelihoods(self, digits: np.ndarray, inks: np.ndarray) -> np.ndarray:
+    def likelihoods(self, digits: np.ndarray, inks: np.ndarray, sharpen: bool = True) -> np.ndarray:
         """(N, 9) probabilities of 1-9 written, from the hand model's (N, 9) readings and
-        each reading's ink (a name of `INKS`; an unknown ink is read as pen)."""
+        each reading's ink (a name of `INKS`; an unknown ink is read as pen). Without
+        `sharpen` a temperature below 1 is taken as 1: the readings made no surer than
+        the model said (what an entry is called right on, `api.photo.entries.call`)."""
         digits = np.asarray(digits, np.float64).reshape(-1, 9)
         inks = np.asarray(inks).reshape(-1)
         out = np.empty_like(digits)
         for ink in set(inks.tolist()):
             rates = self.inks.get(str(ink)) or self.inks.get("pen") or InkRates()
             mine = inks == ink
-            out[mine] = _floored(digits[mine], rates.temperature, rates.floor)
+            t = rates.temperature if sharpen else max(rates.temperature, 1.0)
+            out[mine] = _floored(digits[mine], t, rates.floor)
         return out
 
 
