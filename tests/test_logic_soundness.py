@@ -76,7 +76,7 @@ def check_puzzle(line: str, stride: int = 1, techniques=TECHNIQUE_NAMES) -> Tall
 
 @pytest.mark.skipif(not PUZZLES.is_dir(), reason="../shared not present (puzzle sets)")
 def test_every_step_at_explain_states_agrees_with_the_solution():
-    """A fixed sample: one puzzle of every set, every third state, every technique but
+    """A fixed sample: one puzzle of every set, every fifth state, every technique but
     forcing chains and nets (sound by construction: they follow singles; their explain
     steps are checked in test_logic_explain.py, the nets' on library states too) and the
     mutant squirmbags and whales (a quarter of a second a state; checked on the library's
@@ -86,6 +86,6 @@ def test_every_step_at_explain_states_agrees_with_the_solution():
     ]
     total = Tally()
     for _, line in draw(1):
-        total.add(check_puzzle(line, stride=3, techniques=names))
-    assert total.states >= 50 and total.steps > 1000, (total.states, total.steps)
+        total.add(check_puzzle(line, stride=5, techniques=names))
+    assert total.states >= 30 and total.steps > 600, (total.states, total.steps)
     assert not total.wrong, total.wrong[:3]
