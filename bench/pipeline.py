@@ -375,7 +375,7 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     import cv2
 
     cv2.setNumThreads(1)
-    # a tree from before the api's rooms (bbcce3e) has api/pipeline.py and api/live.py; the
+    # a tree from before the api's rooms (before bbcce3e) has api/pipeline.py and api/live.py; the
     # installed package would otherwise lend it this tree's api.photo
     room = "api.photo" if (tree / "api" / "photo").is_dir() else "api"
     pipeline = importlib.import_module(f"{room}.pipeline")
