@@ -21,12 +21,15 @@ What it prints, on the real hand-filled photos of ../shared (kubiesa, wichtounet
 each issue 37 target beside its figure:
 - right entries called wrong (of entries, and photos with any), entries called unclear;
 - wrong entries called right and called wrong: simulated (each real right entry, as if the
-  solution were each other digit: `simulated`) and real (a real hand's crop reading of a
-  wrong digit pasted into a right entry's cell of another photo, `pasted`), and true
-  doubles (a pasted digit its unit already shows) said as doubles;
+  solution were each other digit: `simulated`) and real (a real hand's crop of a wrong
+  digit, as its own photo read it, pasted into a right entry's cell of another photo,
+  `pasted`), and true doubles (a pasted digit its unit already shows) said as doubles;
+  the pasted crops the reader does not take for an entry at all (print, empty,
+  candidates: the check says nothing of them) counted apart;
 - photos solved right, WRONG solutions, every digit cell (print and hand) read right;
 - `correct` + `recognise` p50 against today's `correct` (--base) on the same readings;
-and beside each figure today's decision (`--base`) on the same readings.
+and beside each figure today's decision (`--base`) on the same readings. With `--crops
+PNG` the crops of the wrong entries called right are written out, for a look.
 """
 
 from __future__ import annotations
@@ -68,6 +71,8 @@ CASES: list[str] = []  # the wrong entries called right, said after the table
 # P(wrong) of every right entry as the check weighs it, and of each simulated wrong entry
 # called right: what catching those by `RIGHT_MISS` alone would cost (`print_doubt`)
 DOUBT: dict[str, list[float]] = {"right": [], "cases": []}
+# the crops behind those cases, for a look (`--crops`): (photo, cell, caption)
+LOOKS: list[tuple[tc.LabelledPhoto, int, str]] = []
 ALONE = 200  # crops an ink needs to be fitted on its own (`fit_rates`)
 
 
@@ -236,7 +241,7 @@ class Today:
     def __init__(self, base: str):
         self.entries = old_module(base, "entries")
 
-    def verdicts(self, reading, result, kinds=None) -> tuple[set[int], set[int], np.ndarray]:
+    def verdicts(self, reading, result) -> tuple[set[int], set[int], np.ndarray]:
         """(called wrong, unclear) cells of today's decision on the same reading, and the
         entries as it read them."""
         if not result.solved or reading.kinds is None:
@@ -245,8 +250,7 @@ class Today:
         solution = np.array([int(c) for c in result.solution], np.int8)
         cells = reading.cells
         blobs, pen = cells.ink, cells.blobs & ~cells.ink
-        kinds = reading.kinds if kinds is None else kinds
-        marks = self.entries.hand_marks(kinds, values, blobs, pen=pen)
+        marks = self.entries.hand_marks(reading.kinds, values, blobs, pen=pen)
         unclear = set(self.entries.unclear_entries(marks, solution))
         wrong = {m.cell for m in self.entries.find_mistakes(marks.entries, solution)}
         return wrong - unclear, unclear, marks.entries
@@ -258,13 +262,11 @@ class Today:
         return "unclear" if digits[right - 1] >= 0.05 * digits[read - 1] else "wrong"
 
 
-def judge(r: Read, rates: Path, kinds=None, contrast=None):
-    """The check's verdict on a read photo, with the misread rates at `rates`."""
+def judge(r: Read, rates: Path, reading=None):
+    """The check's verdict on a read photo (or on `reading`, its reading with pasted
+    cells), with the misread rates at `rates`."""
     os.environ["SUDOKU_LENS_HAND_RATES"] = str(rates)
-    reading = r.reading
-    if kinds is not None:
-        cells = dataclasses.replace(reading.cells, contrast=contrast)
-        reading = dataclasses.replace(reading, kinds=kinds, cells=cells)
+    reading = r.reading if reading is None else reading
     return pipeline.judge_reading(reading, dict(r.reading.timings), mode="check")
 
 
@@ -358,6 +360,7 @@ def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -
                 DOUBT["cases"].append(1.0 - mine[other - 1])
                 top = ", ".join(f"{d + 1}:{marks.digits[cell, d]:.4f}" for d in
                                 np.argsort(-marks.digits[cell])[:3])  # fmt: skip
+                LOOKS.append((r.photo, int(cell), f"wrote {r.digit[cell]} read {top[0]}"))
                 CASES.append(f"  simulated wrong called right: {r.photo.path.name} "
                              f"{cell_name(int(cell))} wrote {r.digit[cell]}, read {top} "
                              f"({inks[cell]}), solution supposed {other}, "
@@ -380,18 +383,17 @@ def pasted(
     r: Read, result, donors, rates: Path, rng, stats: Counter, double: bool, today: Today
 ) -> None:
     """Real wrong entries: into up to 4 right entries of this photo (no two sharing a
-    unit) the reading of another photo's real hand crop of a wrong digit is pasted (its
-    kinds and its contrast, scaled by the two photos' print), and the photo judged again.
-    The pasted digit is one the cell's units do not show (a slip), or with `double` one
-    they do (the person wrote a digit twice: said as a double)."""
+    unit) another photo's real hand crop of a wrong digit is pasted, as its own photo read
+    it (`transplant`), and the photo judged again. The pasted digit is one the cell's units
+    do not show (a slip), or with `double` one they do (the person wrote a digit twice:
+    said as a double). A pasted crop the reader does not take for an entry (read as print,
+    as empty, as candidates) is counted apart: the check says nothing of it."""
     from api.photo.correct import PEERS
 
     values = np.array([int(c) for c in result.givens])
     seen = seen_digits(values, result.marks.entries)
-    kinds = np.array(r.reading.kinds, np.float32)
-    contrast = np.array(r.reading.cells.contrast, np.float32)
-    mine = np.median(contrast[values > 0]) if (values > 0).any() else 1.0
-    chosen: list[tuple[int, int]] = []
+    reading = r.reading
+    chosen: list[tuple[int, int, Read, int]] = []
     taken: set[int] = set()
     for cell in rng.permutation(np.flatnonzero((r.kind == "w") & (r.digit == r.solution))):
         if cell in taken or len(chosen) == 4:
@@ -406,21 +408,19 @@ def pasted(
         if not fits:
             continue
         donor, dc = fits[rng.integers(len(fits))]
-        kinds[cell] = donor.reading.kinds[dc]
-        theirs = donor.reading.cells.contrast[donor.reading.givens.reshape(81) > 0]
-        scale = mine / np.median(theirs) if len(theirs) and np.median(theirs) > 0 else 1.0
-        contrast[cell] = donor.reading.cells.contrast[dc] * scale
-        chosen.append((int(cell), int(donor.digit[dc])))
+        reading = transplant(reading, int(cell), donor.reading, dc)
+        chosen.append((int(cell), int(donor.digit[dc]), donor, int(dc)))
         taken |= {int(cell), *PEERS[cell].tolist()}
     if not chosen:
         return
-    again = judge(r, rates, kinds, contrast)
+    again = judge(r, rates, reading)
     key = "double" if double else "pasted"
-    wrong_then, unclear_then, _ = today.verdicts(r.reading, again, kinds)
-    for cell, _digit in chosen:
+    wrong_then, unclear_then, entries_then = today.verdicts(reading, again)
+    for cell, _digit, donor, dc in chosen:
         stats[f"{key}"] += 1
         if again.solved:
             then = "wrong" if cell in wrong_then else "unclear" if cell in unclear_then else "right"
+            then = "unseen" if then == "right" and entries_then[cell] == 0 else then
             stats[f"today_{key}_{then}"] += 1
         if not again.solved:
             stats[f"{key}_unsolved"] += 1
@@ -432,10 +432,54 @@ def pasted(
             stats[f"{key}_said_double"] += int(wrong[cell].reason == "clash")
         elif cell in unclear:
             stats[f"{key}_unclear"] += 1
+        elif again.marks.kinds[cell] != "w":
+            stats[f"{key}_unseen"] += 1
+            CASES.append(f"  {key} wrong entry not seen (read as {again.marks.kinds[cell]}): "
+                         f"{r.photo.path.name} {cell_name(cell)} pasted {_digit} (the crop of "
+                         f"{donor.photo.path.name} {cell_name(dc)})")  # fmt: skip
         else:
             stats[f"{key}_right"] += 1
+            LOOKS.append((donor.photo, dc, f"{key} {_digit} as {r.solution[cell]}"))
             CASES.append(f"  {key} wrong entry called right: {r.photo.path.name} "
-                         f"{cell_name(cell)} pasted {_digit}, solution {r.solution[cell]}")  # fmt: skip
+                         f"{cell_name(cell)} pasted {_digit} (the crop of "
+                         f"{donor.photo.path.name} {cell_name(dc)}), solution "
+                         f"{r.solution[cell]}, read {again.marks.entries[cell]}")  # fmt: skip
+
+
+def transplant(reading, cell: int, donor, dc: int):
+    """`reading` with its cell `cell` read as the donor's reading read its cell `dc`: every
+    per-cell figure the check looks at (the print reader's digits and probabilities, the
+    cell model's kinds, whether a blob was cut in grey or in colour, and its contrast,
+    scaled by the two photos' print, which says pen or pencil)."""
+
+    def put(mine, theirs):
+        out = np.array(mine, copy=True).reshape(81, -1)
+        out[cell] = np.asarray(theirs).reshape(81, -1)[dc]
+        return out.reshape(np.shape(mine))
+
+    cells, theirs = reading.cells, donor.cells
+    printed = reading.givens.reshape(81) > 0
+    their_print = donor.givens.reshape(81) > 0
+    mine = np.median(cells.contrast[printed]) if printed.any() else 1.0
+    base = np.median(theirs.contrast[their_print]) if their_print.any() else 0.0
+    contrast = np.array(cells.contrast, np.float32)
+    contrast[cell] = theirs.contrast[dc] * (mine / base if base > 0 else 1.0)
+    cells = dataclasses.replace(
+        cells,
+        contrast=contrast,
+        ink=put(cells.ink, theirs.ink),
+        marked=None if cells.marked is None else put(cells.marked, theirs.blobs),
+    )
+    return dataclasses.replace(
+        reading,
+        givens=put(reading.givens, donor.givens),
+        probabilities=put(reading.probabilities, donor.probabilities),
+        print_probabilities=None
+        if reading.print_probabilities is None or donor.print_probabilities is None
+        else put(reading.print_probabilities, donor.print_probabilities),
+        kinds=put(reading.kinds, donor.kinds),
+        cells=cells,
+    )
 
 
 def pct(a: int, b: int) -> str:
@@ -499,6 +543,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--model", type=Path, default=MODEL, help="the model timed (--reader-timing)"
     )
+    parser.add_argument(
+        "--crops", type=Path, default=None,
+        help="write the crops of the wrong entries called right to this PNG, for a look",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if not (SHARED / "datasets").is_dir():
         print(
@@ -570,10 +618,42 @@ def main(argv: list[str] | None = None) -> int:
                   f" with (+{after - before:.1f} ms; target <= +20 ms)")  # fmt: skip
     print("\n".join(CASES))
     print_doubt()
+    if args.crops and LOOKS:
+        write_crops(args.crops, args.folds, args.shipped)
+        print(f"wrote {len(LOOKS)} crops to {args.crops}")
     print(f"({time.time() - started:.0f} s)")
     if args.json_out:
         args.json_out.write_text(json.dumps({k: dict(v) for k, v in stats.items()}, indent=1))
     return 0
+
+
+def write_crops(path: Path, folds: int, shipped: bool) -> None:
+    """The cells of `LOOKS` as their photos show them (warped, with a little of their
+    neighbours), captioned, five to a row: is it the digit the hand meant, or the one the
+    reader read?"""
+    import cv2
+
+    from vision.read import read_photo
+
+    tiles = []
+    for photo, cell, caption in LOOKS:
+        model = MODEL if shipped else fold_model(tc.fold_of(photo.group, folds))
+        os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
+        warped = read_photo(str(photo.path)).warped
+        side = warped.shape[0] / 9
+        row, col = divmod(cell, 9)
+        y0, x0 = int(max(0, (row - 0.25) * side)), int(max(0, (col - 0.25) * side))
+        y1, x1 = int((row + 1.25) * side), int((col + 1.25) * side)
+        tile = cv2.resize(warped[y0:y1, x0:x1], (120, 120), interpolation=cv2.INTER_AREA)
+        if tile.ndim == 2:
+            tile = cv2.cvtColor(tile, cv2.COLOR_GRAY2BGR)
+        for i, text in enumerate((f"{photo.path.stem} {cell_name(cell)}", caption)):
+            cv2.putText(tile, text, (2, 11 + 12 * i), cv2.FONT_HERSHEY_SIMPLEX, 0.33, (0, 0, 255))
+        tiles.append(tile)
+    os.environ.pop("SUDOKU_LENS_CELL_MODEL", None)
+    tiles += [np.zeros_like(tiles[0])] * (-len(tiles) % 5)
+    rows = [np.hstack(tiles[i : i + 5]) for i in range(0, len(tiles), 5)]
+    cv2.imwrite(str(path), np.vstack(rows))
 
 
 def print_doubt() -> None:
@@ -624,8 +704,10 @@ def print_table(stats, rates, timed, recognise, args) -> None:
             (f"{name}: simulated wrong entries called wrong", ">= 95%", pct(s["sim_wrong_wrong"], sims), pct(s["today_sim_wrong_wrong"], sims)),
             (f"{name}: real wrong entries (pasted) called right", "0", pct(s["pasted_right"], s["pasted"]), pct(s["today_pasted_right"], s["pasted"])),
             (f"{name}: real wrong entries (pasted) called wrong", ">= 95%", pct(s["pasted_wrong"], s["pasted"]), pct(s["today_pasted_wrong"], s["pasted"])),
+            (f"{name}: real wrong entries (pasted) not seen as entries", "", pct(s["pasted_unseen"], s["pasted"]), pct(s["today_pasted_unseen"], s["pasted"])),
             (f"{name}: pasted doubles called right", "0", pct(s["double_right"], s["double"]), pct(s["today_double_right"], s["double"])),
             (f"{name}: pasted doubles called wrong", "", pct(s["double_wrong"], s["double"]), pct(s["today_double_wrong"], s["double"])),
+            (f"{name}: pasted doubles not seen as entries", "", pct(s["double_unseen"], s["double"]), pct(s["today_double_unseen"], s["double"])),
             (f"{name}: ... of them said as doubles", "", pct(s["double_said_double"], s["double_wrong"]), "n/a (never said)"),
             (f"{name}: solved right", ">= 98%", pct(s["solved_right"], s["photos"]), ""),
             (f"{name}: WRONG solutions", "0", str(s["WRONG"]), ""),
