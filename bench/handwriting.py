@@ -509,9 +509,14 @@ def timing(paths: list[Path], model: Path, runs: int = 1) -> tuple[float, float]
 
 
 def main(argv: list[str] | None = None) -> int:
+    global FOLD_DIR
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--retrain", action="store_true")
+    parser.add_argument(
+        "--fold-dir", type=Path, default=FOLD_DIR,
+        help="where the fold models (foldK.onnx, foldK.hand.onnx) and cached readings are",
+    )  # fmt: skip
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json-out", type=Path)
     parser.add_argument(
@@ -548,6 +553,7 @@ def main(argv: list[str] | None = None) -> int:
         help="write the crops of the wrong entries called right to this PNG, for a look",
     )  # fmt: skip
     args = parser.parse_args(argv)
+    FOLD_DIR = args.fold_dir
     if not (SHARED / "datasets").is_dir():
         print(
             "bench/handwriting.py needs ../shared (the labelled photos): not present",
