@@ -380,6 +380,10 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     room = "api.photo" if (tree / "api" / "photo").is_dir() else "api"
     pipeline = importlib.import_module(f"{room}.pipeline")
     solve_photo, warm_up = pipeline.solve_photo, pipeline.warm_up
+    # a batch or service worker's memory policy, where the tree has one (api.scale.memory:
+    # freed blocks kept for the next photo); older trees ran with glibc's defaults
+    if (tree / "api" / "scale" / "memory.py").is_file():
+        importlib.import_module("api.scale.memory").keep_freed_memory()
 
     if live:
         live_mode = importlib.import_module(f"{room}.live")
