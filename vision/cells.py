@@ -308,15 +308,9 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     >>> bool(cells.ink[0]), bool(with_coloured_ink(grid, cells).marked[0])
     (True, True)
     """
-    pen = Cells(
-        np.zeros_like(cells.images),
-        np.zeros(81, bool),
-        cells.boxes,
-        np.zeros(81, np.float32),
-        np.zeros((81, 4), np.int32),
-    )
     if warped_bgr.ndim != 3:
-        return replace(cells, marked=cells.ink.copy(), pen=pen)
+        return without_coloured_ink(cells)
+    pen = without_coloured_ink(cells).pen
     each = darkness(warped_bgr)  # each channel against its own paper
     # the darkest channel, taken on the channels' strided views (cv2.split copied them)
     dark = np.maximum(np.maximum(each[..., 0], each[..., 1]), each[..., 2])
@@ -331,6 +325,19 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     ):
         pen.images[i], pen.contrast[i], pen.ink_boxes[i], pen.ink[i] = image, strength, box, True
     return replace(cells, marked=cells.ink | pen.ink, pen=pen)
+
+
+def without_coloured_ink(cells: Cells) -> Cells:
+    """The cells as `with_coloured_ink` leaves them when colour shows no digit: `marked` their
+    blobs, `pen` empty (a grey grid, or a page not looked at in colour)."""
+    pen = Cells(
+        np.zeros_like(cells.images),
+        np.zeros(81, bool),
+        cells.boxes,
+        np.zeros(81, np.float32),
+        np.zeros((81, 4), np.int32),
+    )
+    return replace(cells, marked=cells.ink.copy(), pen=pen)
 
 
 def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE, reach=CENTRAL):
