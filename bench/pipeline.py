@@ -5,7 +5,8 @@
 
 With --baseline REV it measures only speed, side by side: the same photos through REV (a git
 worktree of it at a temporary path, run with the same interpreter and .venv) and through this
-tree, each in its own subprocess on one thread (as a batch worker runs), alternating
+tree, each in its own subprocess on one thread (as a batch worker runs; with the worker's
+memory policy, `api.scale.memory`, in a tree that has one), alternating
 baseline / this tree for --rounds rounds so that both see the same machine load; then per
 stage the p50 over every photo of every round, and the ratio. The photos: 40 of
 wichtounet's 640x480 printed photos (every third, sorted by name) and kubiesa's 20 12 MP
