@@ -302,6 +302,7 @@ def warm_up() -> None:
     from PIL import Image
 
     from vision import kinds
+    from vision.mesh import best_paths
     from vision.recognise import calibrations, load_model
     from vision.render import default_font
 
@@ -311,6 +312,7 @@ def warm_up() -> None:
     calibrations()
     kinds.warm_up()
     default_font()
+    best_paths(np.zeros((2, 3), np.float32), np.ones((1, 2)), 1, 0.1)  # the compiled trace
 
 
 def kinds_in_colour(color: np.ndarray, cells: Cells, k: int) -> tuple[Cells, int, np.ndarray, bool]:
