@@ -5,7 +5,8 @@
 
 With --baseline REV it measures only speed, side by side: the same photos through REV (a git
 worktree of it at a temporary path, run with the same interpreter and .venv) and through this
-tree, each in its own subprocess on one thread (as a batch worker runs), alternating
+tree, each in its own subprocess on one thread (as a batch worker runs; with the worker's
+memory policy, `api.scale.memory`, in a tree that has one), alternating
 baseline / this tree for --rounds rounds so that both see the same machine load; then per
 stage the p50 over every photo of every round, and the ratio. The photos: 40 of
 wichtounet's 640x480 printed photos (every third, sorted by name) and kubiesa's 20 12 MP
@@ -380,6 +381,10 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     room = "api.photo" if (tree / "api" / "photo").is_dir() else "api"
     pipeline = importlib.import_module(f"{room}.pipeline")
     solve_photo, warm_up = pipeline.solve_photo, pipeline.warm_up
+    # a batch or service worker's memory policy, where the tree has one (api.scale.memory:
+    # freed blocks kept for the next photo); older trees ran with glibc's defaults
+    if (tree / "api" / "scale" / "memory.py").is_file():
+        importlib.import_module("api.scale.memory").keep_freed_memory()
 
     if live:
         live_mode = importlib.import_module(f"{room}.live")

