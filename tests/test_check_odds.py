@@ -164,7 +164,7 @@ def test_the_odds_on_fixed_numbers():
     sure = 0.99 * RIGHT_MISS
     assert call(np.array([1 - sure] + [sure / 8] * 8), 1) == "right"
     just_wrong = 1 / (1 + WRONG_ODDS)
-    assert call(np.array([just_wrong, 1 - just_wrong] + [0] * 7), 1) == "wrong"
+    assert call(np.array([just_wrong * 0.99, 1 - just_wrong * 0.99] + [0] * 7), 1) == "wrong"
     assert call(np.array([just_wrong * 1.01, 1 - just_wrong * 1.01] + [0] * 7), 1) == "unclear"
 
 
