@@ -258,3 +258,24 @@ def test_an_entry_written_to_one_side_of_its_cell_is_found_in_colour():
     inner = np.array([[c * CELL + 4, r * CELL + 4, (c + 1) * CELL - 4, (r + 1) * CELL - 4]])
     assert 0 not in digit_blobs(ink, inner, np.zeros(1, bool), reach=CENTRAL)
     assert 0 in digit_blobs(ink, inner, np.zeros(1, bool), reach=OFF_CENTRE)
+
+
+def test_a_hand_digit_as_tall_as_its_cell_is_a_digit_not_a_line_remnant():
+    """People write entries big: a hand's 8 that reaches from the top of its cell to the
+    bottom touches the cell's interior edges and is taller than 0.9 of it, which the line
+    remnant rule once took for a stub of grid line (on Kubiesa's photos 97 of 560 entries
+    went uncut so, read by the cell model alone). A remnant is long and thin; an 8 is wide."""
+    img = printed_grid(np.zeros(81, int))
+    r, c = 4, 4
+    top, left = r * CELL, c * CELL
+    # two stacked loops in pencil grey, from edge to edge of the cell's height
+    cv2.ellipse(img, (left + 25, top + 14), (9, 10), 0, 0, 360, 90, 2, cv2.LINE_AA)
+    cv2.ellipse(img, (left + 25, top + 35), (11, 12), 0, 0, 360, 90, 2, cv2.LINE_AA)
+    cells = cut_cells(img)
+    assert cells.ink.tolist() == [i == r * 9 + c for i in range(81)]
+    x0, y0, x1, y1 = cells.ink_boxes[r * 9 + c]
+    assert y1 - y0 > 0.8 * CELL and x1 - x0 < 0.6 * CELL
+    # a stub of grid line the same height stays empty
+    line = printed_grid(np.zeros(81, int))
+    line[top + 2 : top + CELL - 2, left + 5 : left + 8] = 30
+    assert not cut_cells(line).ink.any()
