@@ -62,10 +62,7 @@ MAX_COMMAND_BYTES = 1024
 MAX_COMMAND_DEPTH = 8
 EXCERPT = 40  # characters of the client's own text an error may quote
 INBOX = 8  # commands waiting behind a frame being solved; beyond, `too_fast`
-# How long a client at its limit waits for its closing socket's place: the place is let go
-# when the old socket's last frame is answered, which took over 0.5 s on two cores busy with
-# training besides the suite (test_a_closed_socket_frees_its_places_at_once failed so once)
-ADMIT_GRACE_S = 2.0
+ADMIT_GRACE_S = 0.5  # how long a client at its limit waits for its closing socket's place
 
 
 class Connections:
