@@ -129,8 +129,8 @@ def test_a_digit_written_twice_is_said_as_a_double(puzzle):
 
 def test_a_lone_confident_misread_is_unclear_not_the_persons_mistake(puzzle):
     """Read as another digit at 97% with the right one at 3%, clashing with nothing: a
-    slip (2% of entries, shared over 8 digits) is not 20 times likelier than this misread,
-    so the entry is unclear and names both digits; the rest is still judged."""
+    slip (2% of entries, shared over 8 digits) is not `WRONG_ODDS` (10) times likelier than
+    this misread, so the entry is unclear and names both digits; the rest is still judged."""
     givens, solution = puzzle
     empty = np.flatnonzero(givens == 0)
     cell, other = int(empty[0]), int(empty[1])
