@@ -21,7 +21,7 @@ from api.photo.entries import (
     entry_posterior,
     judge_entries,
 )
-from api.photo.pipeline import judge
+from api.photo.pipeline import judge, judge_reading
 from samples.synthetic import make_puzzle
 from vision.calibration import HandRates, InkRates, save_hand
 
@@ -262,3 +262,41 @@ def test_a_doubtful_reading_is_not_cleared_by_a_sharpening_calibration():
     assert sure.mistakes == () and sure.unclear == ()
     wrong = judged({4: 0.99}, entry=4)
     assert [(m.cell, m.reason) for m in wrong.mistakes] == [(0, "odds")]
+
+
+def test_a_wrong_entry_taken_for_print_is_still_called_wrong(puzzle):
+    """A person's wrong 7 that the cell model calls print at 0.79 (hand 0.21) stands as a
+    given and leaves the puzzle without a solution; the check then doubts it as a given
+    by its hand share, solves without it and calls it wrong, not "no solution"."""
+    from vision.kinds import printed_probabilities
+    from vision.read import Reading
+
+    givens, solution = puzzle
+    cell = next(
+        int(c)
+        for c in np.flatnonzero(givens == 0)
+        if any(d != solution[c] and d not in givens[PEERS[c]] for d in range(1, 10))
+    )
+    wrong = next(d for d in range(1, 10) if d != solution[cell] and d not in givens[PEERS[cell]])
+    g, _, kinds = reading(givens, {})
+    kinds[cell] = 1e-7
+    kinds[cell, wrong], kinds[cell, 9 + wrong] = 0.79, 0.21
+    probabilities = printed_probabilities(kinds)
+    assert probabilities[cell].argmax() == wrong  # taken for a given, as the reader does
+    photo = Reading(
+        givens=probabilities.argmax(axis=1).astype(np.int8).reshape(9, 9),
+        probabilities=probabilities.astype(np.float32).reshape(9, 9, 10),
+        corners=np.float32([[0, 0], [450, 0], [450, 450], [0, 450]]),
+        homography=np.eye(3),
+        side=450,
+        cell_boxes=np.zeros((9, 9, 4), int),
+        image=np.zeros((450, 450, 3), np.uint8),
+        ink_boxes=np.full((9, 9, 4), np.nan),
+        kinds=kinds.astype(np.float32),
+    )
+    as_print = judge(photo.givens, photo.probabilities, kinds=kinds, mode="check")
+    assert not as_print.solved  # what the check said before it doubted the given
+    result = judge_reading(photo, {}, mode="check")
+    assert result.status == "solved"
+    assert result.solution == "".join(map(str, solution))
+    assert [(m.cell, m.written) for m in result.mistakes] == [(cell, wrong)]

@@ -52,6 +52,10 @@ from api.photo.schema import (
 
 MIN_GIVENS = 17  # no 9x9 sudoku with fewer givens has a unique solution
 STATUSES = get_args(PhotoStatus)
+# A given the cell model calls at least this much a hand's is doubted as one when the reading
+# does not solve (`hand_doubted`); below it, dropping it would cost more than the correction's
+# floor for any given (`api.photo.correct.REMOVAL_COST`, about 1 in 400) anyway.
+HAND_DOUBT = 0.0025
 
 
 @dataclass
@@ -309,8 +313,48 @@ def judge_reading(
         if second.solved:
             timings.update(second.timings)
             result = second
+    doubted = None if result.solved else hand_doubted(reading.probabilities, reading.kinds)
+    if doubted is not None:
+        third = judge(doubted.argmax(axis=1).reshape(9, 9), doubted, dict(timings), **common)
+        if third.solved:
+            timings.update(third.timings)
+            result = third
     result.corners = np.asarray(reading.corners, dtype=np.float32)
     return result
+
+
+def hand_doubted(probabilities: np.ndarray, kinds: np.ndarray | None) -> np.ndarray | None:
+    """(81, 10) the puzzle's view with every cell taken for print doubted by its share of
+    hand-writing, or None when no such cell has any.
+
+    A cell the cell model more likely calls print stands for its digit on paper whatever
+    its kind (`vision.kinds.printed_probabilities`): a right entry so taken leaves the
+    solution as it is, and counting its hand share against it would let the correction
+    drop sure givens and leave puzzles open. But a wrong entry so taken leaves no solution
+    at all, and the person who asked for a check hears nothing of it. So when a reading
+    does not solve, its doubted givens get a second look at what they are: a 7 called
+    print at 0.79 and hand at 0.21 may be dropped as a given for about a quarter of its
+    probability, and is then judged as the person's entry.
+
+    >>> probabilities = np.zeros((81, 10)); probabilities[:, 0] = 1
+    >>> probabilities[0] = [0.0] + [0.0] * 6 + [1.0, 0.0, 0.0]   # a 7 on paper ...
+    >>> kinds = np.zeros((81, 20)); kinds[:, 0] = 1
+    >>> kinds[0, 0], kinds[0, 7], kinds[0, 16] = 0, 0.75, 0.25    # ... a quarter a hand's
+    >>> hand_doubted(probabilities, kinds)[0, [0, 7]].round(2).tolist()
+    [0.25, 0.75]
+    """
+    if kinds is None:
+        return None
+    p = np.asarray(probabilities, np.float64).reshape(81, 10).copy()
+    kinds = np.asarray(kinds, np.float64).reshape(81, 20)
+    printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
+    doubted = (p[:, 1:].sum(axis=1) > 0.5) & (printed > 0.5) & (written >= HAND_DOUBT)
+    if not doubted.any():
+        return None
+    share = printed[doubted] / (printed[doubted] + written[doubted])
+    p[doubted, 1:] *= share[:, None]
+    p[doubted, 0] = 1.0 - p[doubted, 1:].sum(axis=1)
+    return p
 
 
 def judge(
