@@ -430,14 +430,23 @@ def pasted(
             stats[f"today_{key}_{then}"] += 1
         if not again.solved:
             stats[f"{key}_unsolved"] += 1
+            CASES.append(f"  {key} wrong entry left the photo unsolved ({again.status}):"
+                         f" {r.photo.path.name} {cell_name(cell)} pasted {_digit} (the crop"
+                         f" of {donor.photo.path.name} {cell_name(dc)})")  # fmt: skip
             continue
         wrong = {m.cell: m for m in again.mistakes}
-        unclear = {m.cell for m in again.unclear}
+        unclear = {m.cell: m for m in again.unclear}
         if cell in wrong:
             stats[f"{key}_wrong"] += 1
             stats[f"{key}_said_double"] += int(wrong[cell].reason == "clash")
         elif cell in unclear:
             stats[f"{key}_unclear"] += 1
+            m = unclear[cell]
+            CASES.append(f"  {key} wrong entry unclear: {r.photo.path.name} {cell_name(cell)}"
+                         f" pasted {_digit} ({again.marks.inks[cell]}, the crop of"
+                         f" {donor.photo.path.name} {cell_name(dc)}), solution"
+                         f" {r.solution[cell]}, odds of a slip {m.odds:.1f} to 1,"
+                         f" named {'/'.join(map(str, m.alternatives))}")  # fmt: skip
         elif again.marks.kinds[cell] != "w":
             stats[f"{key}_unseen"] += 1
             CASES.append(f"  {key} wrong entry not seen (read as {again.marks.kinds[cell]}): "
