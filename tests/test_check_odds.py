@@ -278,7 +278,7 @@ def test_a_wrong_entry_taken_for_print_is_still_called_wrong(puzzle):
         if any(d != solution[c] and d not in givens[PEERS[c]] for d in range(1, 10))
     )
     wrong = next(d for d in range(1, 10) if d != solution[cell] and d not in givens[PEERS[cell]])
-    g, _, kinds = reading(givens, {})
+    _, _, kinds = reading(givens, {})
     kinds[cell] = 1e-7
     kinds[cell, wrong], kinds[cell, 9 + wrong] = 0.79, 0.21
     probabilities = printed_probabilities(kinds)

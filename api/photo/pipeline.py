@@ -298,7 +298,9 @@ def judge_reading(
     (the model unsure whether some givens are print, say on a small or blurred photo), the
     print reader's own reading, every digit taken for print, gets its turn: right hand
     entries only add agreeing givens, and a wrong one leaves no solution, so a solution
-    found that way is the print's. Its givens are then what it read.
+    found that way is the print's. Its givens are then what it read. When neither solves,
+    the givens with a share of hand-writing are doubted by it (`hand_doubted`): a person's
+    wrong entry taken for print is then judged as the entry it is, not left as "no solution".
     """
     common = dict(use_rules=use_rules, kinds=reading.kinds, mode=mode, ink=_ink(reading))
     blobs = pen = None
