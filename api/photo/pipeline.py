@@ -309,20 +309,25 @@ def judge_reading(
         common["contrast"] = reading.cells.contrast
     common["pen"] = pen
     result = judge(reading.givens, reading.probabilities, timings, blobs=blobs, **common)
-    if not result.solved and reading.print_probabilities is not None:
-        alone = reading.print_probabilities.reshape(81, 10)
-        second = judge(alone.argmax(axis=1).reshape(9, 9), alone, dict(timings), **common)
-        if second.solved:
-            timings.update(second.timings)
-            result = second
-    doubted = None if result.solved else hand_doubted(reading.probabilities, reading.kinds)
-    if doubted is not None:
-        third = judge(doubted.argmax(axis=1).reshape(9, 9), doubted, dict(timings), **common)
-        if third.solved:
-            timings.update(third.timings)
-            result = third
+    for view in _other_views(reading):
+        if result.solved:
+            break
+        other = judge(view.argmax(axis=1).reshape(9, 9), view, dict(timings), **common)
+        if other.solved:
+            timings.update(other.timings)
+            result = other
     result.corners = np.asarray(reading.corners, dtype=np.float32)
     return result
+
+
+def _other_views(reading):
+    """The puzzle's other views of a reading that did not solve, in the order they are
+    tried (`judge_reading`): the print reader's alone, then the doubted givens'."""
+    if reading.print_probabilities is not None:
+        yield reading.print_probabilities.reshape(81, 10)
+    doubted = hand_doubted(reading.probabilities, reading.kinds)
+    if doubted is not None:
+        yield doubted
 
 
 def hand_doubted(probabilities: np.ndarray, kinds: np.ndarray | None) -> np.ndarray | None:
@@ -350,7 +355,7 @@ def hand_doubted(probabilities: np.ndarray, kinds: np.ndarray | None) -> np.ndar
     p = np.asarray(probabilities, np.float64).reshape(81, 10).copy()
     kinds = np.asarray(kinds, np.float64).reshape(81, 20)
     printed, written = kinds[:, 1:10].sum(axis=1), kinds[:, 10:19].sum(axis=1)
-    doubted = (p[:, 1:].sum(axis=1) > 0.5) & (printed > 0.5) & (written >= HAND_DOUBT)
+    doubted = (printed > 0.5) & (written >= HAND_DOUBT)
     if not doubted.any():
         return None
     share = printed[doubted] / (printed[doubted] + written[doubted])
