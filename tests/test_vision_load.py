@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from vision.errors import ImageTooLarge, NotAnImage, Unreadable, VisionError
-from vision.load import downscale, load_image
+from vision.load import decode_jpeg, downscale, load_image
 
 
 def marked_image(width: int = 120, height: int = 80) -> np.ndarray:
@@ -115,6 +115,42 @@ def test_truncated_jpeg_is_unreadable():
     data = encode_pil(np.random.default_rng(0).integers(0, 255, (300, 400, 3), np.uint8), "JPEG")
     with pytest.raises(Unreadable, match="truncated or corrupt"):
         load_image(data[: len(data) // 2])
+
+
+@pytest.mark.parametrize(
+    "mode, options",
+    [
+        ("RGB", {}),
+        ("RGB", {"progressive": True}),
+        ("RGB", {"subsampling": 0}),
+        ("L", {}),
+        ("CMYK", {}),
+    ],
+)
+def test_a_jpeg_decodes_to_the_very_pixels_opencv_gives(mode, options):
+    """simplejpeg decodes JPEGs for speed: it must give what OpenCV's decode gave, to the bit,
+    in every colour layout a camera or an editor writes."""
+    photo = np.random.default_rng(2).integers(0, 255, (90, 130, 3), np.uint8)
+    photo = cv2.GaussianBlur(photo, (9, 9), 3)  # smooth, like a photo, not noise
+    buffer = io.BytesIO()
+    Image.fromarray(photo).convert(mode).save(buffer, "JPEG", quality=90, **options)
+    data = buffer.getvalue()
+    ours = decode_jpeg(data)
+    opencv = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+    assert ours is not None and ours.shape == (90, 130, 3)
+    assert np.array_equal(ours, opencv)
+    assert np.array_equal(load_image(data), opencv)
+
+
+def test_a_jpeg_simplejpeg_refuses_is_left_to_opencv():
+    """Stray bytes before the end marker: libjpeg warns, simplejpeg refuses, and OpenCV's
+    decode still gives the whole photo, as it did before simplejpeg."""
+    data = encode_pil(cv2.GaussianBlur(marked_image(400, 300), (5, 5), 2), "JPEG")
+    stray = data[:-2] + b"\0" * 10 + data[-2:]
+    assert decode_jpeg(stray) is None
+    opencv = cv2.imdecode(np.frombuffer(stray, np.uint8), cv2.IMREAD_COLOR)
+    assert np.array_equal(load_image(stray), opencv)
+    assert tuple(opencv[5, 5]) == pytest.approx((0, 0, 255), abs=12)  # the red corner
 
 
 def test_truncated_png_is_unreadable():
