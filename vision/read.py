@@ -304,7 +304,7 @@ def warm_up() -> None:
     from vision import kinds
     from vision.mesh import best_paths
     from vision.recognise import calibrations, load_model
-    from vision.render import default_font
+    from vision.render import blend, default_font, place
 
     Image.init()
     cv2.cvtColor(np.zeros((1, 1, 3), np.uint8), cv2.COLOR_BGR2LAB)
@@ -313,6 +313,10 @@ def warm_up() -> None:
     kinds.warm_up()
     default_font()
     best_paths(np.zeros((2, 3), np.float32), np.ones((1, 2)), 1, 0.1)  # the compiled trace
+    # the compiled drawing (`vision.render.Page.stamp`), on a box of a photo as it draws
+    place()(1, 1, 0.0, 0.0, 1.0, 1.0, 1.0, np.eye(3), np.eye(3), 4, 4)
+    box = np.zeros((2, 3, 3), np.uint8)[:, :2]  # a view: rows apart, as in a photo
+    blend()(box, np.ones((2, 2), np.uint8), np.zeros(3, np.int32))
 
 
 def kinds_in_colour(color: np.ndarray, cells: Cells, k: int) -> tuple[Cells, int, np.ndarray, bool]:
