@@ -13,7 +13,7 @@ import pytest
 from PIL import Image
 
 from vision.errors import ImageTooLarge, NotAnImage, Unreadable, VisionError
-from vision.load import decode_jpeg, downscale, load_image
+from vision.load import area_means, decode_jpeg, downscale, load_image
 
 
 def marked_image(width: int = 120, height: int = 80) -> np.ndarray:
@@ -214,6 +214,20 @@ def test_all_errors_are_vision_errors():
         assert issubclass(error, VisionError)
     with pytest.raises(NotAnImage, match="expected image bytes"):
         load_image(12345)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("factor", [3, 4, 5, 6, 7, 8])
+def test_area_means_are_the_bytes_opencv_gives(factor):
+    """The locator's small copy is taken by a compiled loop for speed: block for block and
+    byte for byte what OpenCV's area averaging gave, ties rounded alike, edges dropped."""
+    rng = np.random.default_rng(factor)
+    gray = cv2.GaussianBlur(rng.integers(0, 256, (613, 907), np.uint8), (0, 0), 1.5)
+    gray[:40] = rng.integers(0, 256, (40, 907), np.uint8)  # rough too: every sum occurs
+    height, width = gray.shape[0] // factor, gray.shape[1] // factor
+    opencv = cv2.resize(
+        gray[: height * factor, : width * factor], (width, height), interpolation=cv2.INTER_AREA
+    )
+    assert np.array_equal(area_means()(gray, factor), opencv)
 
 
 def test_downscale_keeps_aspect_and_reports_scale():

@@ -19,6 +19,7 @@ with Pillow here.
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
@@ -490,15 +491,59 @@ def downscale(image: np.ndarray, max_side: int) -> tuple[np.ndarray, float]:
     """A gray copy for locating, shrunk by a whole factor to at most ``max_side``; its scale.
 
     Finding the grid needs under a thousand pixels across; warping needs every pixel, so the
-    full image is kept and only this copy is shrunk. A whole factor keeps OpenCV's area
-    averaging on its fast path (20 ms instead of 90 ms for 12 MP).
+    full image is kept and only this copy is shrunk, by the mean of each factor x factor
+    block (OpenCV's area averaging at a whole factor; 20 ms instead of 90 for 12 MP against
+    a fractional one). From a factor of 3 the means are taken by `area_means`, the same
+    bytes in half the time.
+
+    >>> small, scale = downscale(np.full((3000, 4000), 7, np.uint8), 800)
+    >>> small.shape, scale, int(small.max())
+    ((600, 800), 0.2, 7)
     """
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     factor = -(-max(gray.shape[:2]) // max_side)
     if factor <= 1:
         return gray, 1.0
+    if factor >= 3:
+        return area_means()(np.ascontiguousarray(gray), factor), 1.0 / factor
     size = (gray.shape[1] // factor, gray.shape[0] // factor)
     small = cv2.resize(
         gray[: size[1] * factor, : size[0] * factor], size, interpolation=cv2.INTER_AREA
     )
     return small, 1.0 / factor
+
+
+def _area_means(gray: np.ndarray, factor: int) -> np.ndarray:
+    """The mean of each whole factor x factor block of a grey image (a part block at the
+    right or bottom edge dropped), rounded as OpenCV's `resize(..., INTER_AREA)` rounds at a
+    whole factor from 3: the block's integer sum times the float32 1 / factor^2, to the
+    nearest even. OpenCV vectorises only the halving; here each block row's sums run along
+    whole image rows, which the compiler vectorises: a 12 MP photo's factor of 6 in 2.7 ms
+    against 5.0 (the same bytes on all 80 Kubiesa photos at factors 3 and 5 to 8)."""
+    height, width = gray.shape[0] // factor, gray.shape[1] // factor
+    sums = np.empty(width * factor, np.int32)
+    out = np.empty((height, width), np.uint8)
+    scale = np.float32(1.0) / np.float32(factor * factor)
+    for y in range(height):
+        row = gray[y * factor]
+        for x in range(width * factor):
+            sums[x] = row[x]
+        for dy in range(1, factor):
+            row = gray[y * factor + dy]
+            for x in range(width * factor):
+                sums[x] += row[x]
+        for x in range(width):
+            block = 0
+            for dx in range(factor):
+                block += sums[x * factor + dx]
+            out[y, x] = np.uint8(np.rint(np.float32(block) * scale))
+    return out
+
+
+@functools.cache
+def area_means():
+    """`_area_means` compiled by numba (cached on disk, like `vision.mesh.viterbi`), on
+    first use; `vision.read.warm_up` loads it."""
+    from numba import njit
+
+    return njit(cache=True, nogil=True)(_area_means)

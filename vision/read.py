@@ -302,6 +302,7 @@ def warm_up() -> None:
     from PIL import Image
 
     from vision import kinds
+    from vision.load import area_means
     from vision.mesh import best_paths
     from vision.recognise import calibrations, load_model
     from vision.render import blend, default_font, place
@@ -313,6 +314,7 @@ def warm_up() -> None:
     kinds.warm_up()
     default_font()
     best_paths(np.zeros((2, 3), np.float32), np.ones((1, 2)), 1, 0.1)  # the compiled trace
+    area_means()(np.zeros((3, 3), np.uint8), 3)  # the locator's small copy of a large photo
     # the compiled drawing (`vision.render.Page.stamp`), on a box of a photo as it draws
     place()(1, 1, 0.0, 0.0, 1.0, 1.0, 1.0, np.eye(3), np.eye(3), 4, 4)
     box = np.zeros((2, 3, 3), np.uint8)[:, :2]  # a view: rows apart, as in a photo
