@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from api.photo.correct import PEERS, correct
+from api.photo.correct import PEERS, cell_name, correct
 from api.photo.entries import (
     RIGHT_MISS,
     SLIP,
@@ -300,3 +300,6 @@ def test_a_wrong_entry_taken_for_print_is_still_called_wrong(puzzle):
     assert result.status == "solved"
     assert result.solution == "".join(map(str, solution))
     assert [(m.cell, m.written) for m in result.mistakes] == [(cell, wrong)]
+    name = cell_name(cell)
+    assert f"{name}: read {wrong} (79%) as print, judged as your entry" in result.message
+    assert f"is wrong ({name})" in result.message and "now empty" not in result.message

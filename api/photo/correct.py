@@ -125,6 +125,18 @@ class Change:
             f" now {show.get(self.now, self.now)}"
         )
 
+    def said(self, entry: bool = False) -> str:
+        """As `str`, or for a printed digit the rules dropped that the check then judges as
+        the person's `entry`, what became of it: it was never empty on paper.
+
+        >>> change = Change(60, 7, 0, 0.79, 0.2)
+        >>> change.said(), change.said(entry=True)
+        ('r7c7: read 7 (79%), now empty', 'r7c7: read 7 (79%) as print, judged as your entry')
+        """
+        if entry and self.read and not self.now:
+            return f"{self.name}: read {self.read} ({self.confidence:.0%}) as print, judged as your entry"
+        return str(self)
+
 
 @dataclass(frozen=True)
 class Correction:
