@@ -452,17 +452,18 @@ def judge(
             result.hint = next_step(values, entries, solution)
             result.timings["hint"] = _ms(t)
         if result.marks is not None:
-            result.message = _marks_message(_entries_said(result))
+            result.message = _entries_said(result.message, result.corrections, entries)
+            result.message = _marks_message(result)
     return result
 
 
-def _entries_said(result: PhotoResult) -> PhotoResult:
-    """The result with every printed digit the rules dropped, and the check then judged as
-    the person's entry (`hand_doubted`), said so in its message rather than "now empty"."""
-    for change in result.corrections:
-        if result.marks.entries[change.cell] > 0:
-            result.message = result.message.replace(str(change), change.said(entry=True))
-    return result
+def _entries_said(message: str, changes, entries: np.ndarray) -> str:
+    """`message` with every printed digit the rules dropped that the check then judged as the
+    person's entry (`hand_doubted`) said so (`Change.said`), rather than "now empty"."""
+    for change in changes:
+        if entries[change.cell] > 0:
+            message = message.replace(str(change), change.said(entry=True))
+    return message
 
 
 def _chosen_by_paper(result: PhotoResult, probabilities, kinds, blobs) -> PhotoResult:
