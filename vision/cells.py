@@ -234,7 +234,7 @@ def cell_boxes(rows: np.ndarray, cols: np.ndarray, side: int) -> np.ndarray:
     return np.clip(boxes, 0, side)
 
 
-def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
+def cut_cells(warped_gray: np.ndarray, size: int = SIZE, dark: np.ndarray | None = None) -> Cells:
     """Cut a warped square grid into 81 cells and isolate the digit in each.
 
     Parameters
@@ -243,6 +243,9 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
         The upright grid, grey or BGR, side at least 90 pixels.
     size : int
         The side of each normalised digit image.
+    dark : ndarray of float32, optional
+        The grid's `darkness`, when the caller has it already (the reader's gate,
+        `vision.gate`, looks at it too).
 
     Returns
     -------
@@ -261,7 +264,7 @@ def cut_cells(warped_gray: np.ndarray, size: int = SIZE) -> Cells:
     if gray.ndim != 2 or gray.shape[0] != gray.shape[1] or gray.shape[0] < 90:
         raise ValueError(f"cut_cells needs a square grid image of side >= 90, got {gray.shape}")
     side = gray.shape[0]
-    dark = darkness(gray)
+    dark = darkness(gray) if dark is None else dark
     level = ink_threshold(dark)
     strong = ink_mask(dark, level)
     horizontal, vertical = line_masks(strong)
