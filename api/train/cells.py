@@ -381,6 +381,15 @@ def synthetic(
     grid: np.ndarray, classes: np.ndarray, hand: Hand, rng
 ) -> tuple[np.ndarray, np.ndarray]:
     """The grid with hand-writing drawn into some of its empty cells: (channels, classes)."""
+    grid, classes = written_into(grid, classes, hand, rng)
+    return cell_channels(grid, cut_cells(grid)), classes
+
+
+def written_into(
+    grid: np.ndarray, classes: np.ndarray, hand: Hand, rng
+) -> tuple[np.ndarray, np.ndarray]:
+    """A copy of the grid with hand-writing (and some print in another face) drawn into
+    some of its empty cells, and the classes of its cells now."""
     cells = cut_cells(grid)
     grid = grid.copy()
     classes = classes.copy()
@@ -403,7 +412,7 @@ def synthetic(
             continue
         klass = CANDIDATES if roll < 0.45 else WRITTEN + int(rng.integers(1, 10))
         classes[i] = write_cell(grid, cells.boxes[i], klass, hand, rng)
-    return cell_channels(grid, cut_cells(grid)), classes
+    return grid, classes
 
 
 # ---------------------------------------------------------------- the network
