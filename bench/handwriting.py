@@ -129,7 +129,9 @@ def read_all(sets, folds: int, shipped: bool, cached: bool = False) -> list[Read
     """Every photo read by its fold's models (or the shipped ones). With `cached`, a
     photo's reading is kept under FOLD_DIR/reads/ keyed by the photo and its models'
     times, so that folds read while others still train are not read again: only for
-    runs of the same reader code (the key does not see the code)."""
+    runs of the same reader code (the key does not see the code). Read as a check reads
+    them (`gate=False`: a check always asks the cell model; the gate's own figures are
+    `bench/gate.py`'s)."""
     import hashlib
     import pickle
 
@@ -150,7 +152,7 @@ def read_all(sets, folds: int, shipped: bool, cached: bool = False) -> list[Read
                 reading = pickle.loads(key.read_bytes())
             else:
                 try:
-                    reading = read_photo(str(photo.path))
+                    reading = read_photo(str(photo.path), gate=False)
                 except Exception as error:  # counted, never stops the run
                     print(f"  {photo.path.name}: {error}", file=sys.stderr)
                     reading = None
@@ -514,10 +516,10 @@ def timing(paths: list[Path], model: Path, runs: int = 1) -> tuple[float, float]
             (str(model), with_model),
         ):
             os.environ["SUDOKU_LENS_CELL_MODEL"] = chosen
-            read_photo(data)
+            read_photo(data, gate=False)
             t = time.perf_counter()
             for _ in range(runs):
-                read_photo(data)
+                read_photo(data, gate=False)
             bucket.append((time.perf_counter() - t) * 1000 / runs)
     os.environ.pop("SUDOKU_LENS_CELL_MODEL", None)
     return statistics.median(without), statistics.median(with_model)
@@ -660,7 +662,7 @@ def write_crops(path: Path, folds: int, shipped: bool) -> None:
     for photo, cell, caption in LOOKS:
         model = MODEL if shipped else fold_model(tc.fold_of(photo.group, folds))
         os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
-        warped = read_photo(str(photo.path)).warped
+        warped = read_photo(str(photo.path), gate=False).warped
         side = warped.shape[0] / 9
         row, col = divmod(cell, 9)
         y0, x0 = int(max(0, (row - 0.25) * side)), int(max(0, (col - 0.25) * side))

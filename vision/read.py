@@ -25,7 +25,15 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.cells import Cells, cut_cells, with_coloured_ink, without_coloured_ink
+from vision.cells import Cells, cut_cells, darkness, with_coloured_ink, without_coloured_ink
+from vision.gate import (
+    gate_classes,
+    gate_inputs,
+    gate_path,
+    print_kinds,
+    sure_of_the_print,
+    surely_print,
+)
 from vision.inkcolour import ink_colours, kinds_by_colour, may_show_a_pen, pen_ink
 from vision.kinds import (
     cell_kinds,
@@ -68,6 +76,9 @@ class Reading:
     the photo, and cell_homographies (9, 9, 3, 3) each cell's own photo -> square map
     (`vision.mesh`); None on a flat page, where `homography` maps every cell. Use
     `to_photo` and `homography_at` to map either way.
+
+    print_alone: the gate (`vision.gate`) found the page surely print alone, so the cell
+    model was not asked; kinds are then the print reader's (`vision.gate.print_kinds`).
     """
 
     givens: np.ndarray
@@ -87,6 +98,7 @@ class Reading:
     print_probabilities: np.ndarray | None = None
     mesh: np.ndarray | None = None
     cell_homographies: np.ndarray | None = None
+    print_alone: bool = False
 
     def to_photo(self, points: np.ndarray) -> np.ndarray:
         """Points (N, 2) of the upright square in the photo: through each point's cell's own
@@ -109,6 +121,7 @@ def read_photo(
     engine: str | None = None,
     max_pixels: int = MAX_PIXELS,
     calibrate: bool = True,
+    gate: bool = True,
 ) -> Reading:
     """Read the sudoku in a photo.
 
@@ -122,6 +135,8 @@ def read_photo(
         Width x height above which the photo is refused before decoding.
     calibrate : bool
         False leaves the engine's probabilities as it gave them (to fit a calibration on).
+    gate : bool
+        Let the gate (`vision.gate`) spare the cell model on a page surely print alone.
 
     Returns
     -------
@@ -143,7 +158,9 @@ def read_photo(
     start = time.perf_counter()
     image = load_image(source, max_pixels=max_pixels)
     load_ms = (time.perf_counter() - start) * 1000
-    reading = read_image(image, engine=engine, max_pixels=max_pixels, calibrate=calibrate)
+    reading = read_image(
+        image, engine=engine, max_pixels=max_pixels, calibrate=calibrate, gate=gate
+    )
     reading.timings["load"] += load_ms
     return reading
 
@@ -154,6 +171,7 @@ def read_image(
     engine: str | None = None,
     max_pixels: int = MAX_PIXELS,
     calibrate: bool = True,
+    gate: bool = True,
 ) -> Reading:
     """Read the sudoku in an already loaded image.
 
@@ -167,6 +185,8 @@ def read_image(
         Width x height above which the image is refused.
     calibrate : bool
         False leaves the engine's probabilities as it gave them.
+    gate : bool
+        Let the gate (`vision.gate`) spare the cell model on a page surely print alone.
 
     Returns
     -------
@@ -192,7 +212,9 @@ def read_image(
     gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     located = locate_grid(gray)
     clock.lap("locate")
-    return read_located(image, gray, located, engine=engine, timings=timings, calibrate=calibrate)
+    return read_located(
+        image, gray, located, engine=engine, timings=timings, calibrate=calibrate, gate=gate
+    )
 
 
 def read_located(
@@ -203,6 +225,7 @@ def read_located(
     engine: str | None = None,
     timings: dict[str, float] | None = None,
     calibrate: bool = True,
+    gate: bool = True,
 ) -> Reading:
     """Read the grid already located in an image: warp, cut, turn upright, recognise.
 
@@ -223,6 +246,9 @@ def read_located(
         Milliseconds per stage, added to.
     calibrate : bool
         False leaves the engine's probabilities as it gave them.
+    gate : bool
+        Let the gate (`vision.gate`) spare the cell model on a page surely print alone;
+        False always asks it (`read_again`).
 
     Returns
     -------
@@ -241,15 +267,24 @@ def read_located(
         warped = warp_mesh(gray, cell_homographies(mesh, side), side)
     clock.lap("warp")
 
-    cells = cut_cells(warped)
+    model = cell_model_path()
+    gated = gate and model.is_file() and gate_path(model).is_file()
+    dark = darkness(warped) if gated else None
+    cells = cut_cells(warped, dark=dark)
     clock.lap("cells")
 
     # print, pen and pencil told apart on the colour grid; the cell model also says which
     # way up the grid stands (the digit classifier alone is fooled by hand-writing)
-    color = kinds = None
-    plain = False
-    k = upright_turns(cells)
-    if cell_model_path().is_file():  # else print only: no colour warp (milliseconds at 12 MP)
+    color = kinds = probabilities = None
+    plain = alone = False
+    k = turns = upright_turns(cells)
+    cut = cells
+    if gated:  # a page surely print alone spares the cell model (`vision.gate`)
+        probabilities = recognise(cells.rotated(k), engine)
+        alone = print_alone(dark, cells, k, calibrated(probabilities, engine), gate_path(model))
+        if alone:
+            cells = without_coloured_ink(cells)
+    if model.is_file() and not alone:  # else print only: no colour warp (milliseconds at 12 MP)
         if mesh is None:
             color, _ = warp_grid(image, corners, side, nearest=True)
         else:
@@ -262,9 +297,12 @@ def read_located(
     corners, homography = turn(corners, homography, side, k)
     if mesh is not None:
         mesh = np.rot90(mesh, k).copy()  # the crossings turned as the cells are
-    probabilities = recognise(cells, engine)
+    if probabilities is None or not alone and (cells.images is not cut.images or k != turns):
+        probabilities = recognise(cells, engine)  # the colour look cut more, or a turn changed
     print_reading = None
-    if kinds is not None:  # the cell model says whether print, the engines which digit
+    if alone:  # what the cell model says of a page of print alone: nothing written
+        kinds = print_kinds(calibrated(probabilities, engine))
+    elif kinds is not None:  # the cell model says whether print, the engines which digit
         if not plain:
             kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
         print_reading = calibrated(probabilities, engine) if calibrate else probabilities
@@ -291,6 +329,7 @@ def read_located(
         print_probabilities=None if print_reading is None else print_reading.astype(np.float32),
         mesh=mesh,
         cell_homographies=None if mesh is None else cell_homographies(mesh, side),
+        print_alone=alone,
     )
 
 
@@ -301,7 +340,7 @@ def warm_up() -> None:
     start-up 1.0 s with them left to it, against 0.35 s for the next."""
     from PIL import Image
 
-    from vision import kinds
+    from vision import gate, kinds
     from vision.load import area_means
     from vision.mesh import best_paths
     from vision.recognise import calibrations, load_model
@@ -312,6 +351,7 @@ def warm_up() -> None:
     load_model()
     calibrations()
     kinds.warm_up()
+    gate.warm_up(kinds.model_path())
     default_font()
     best_paths(np.zeros((2, 3), np.float32), np.ones((1, 2)), 1, 0.1)  # the compiled trace
     area_means()(np.zeros((3, 3), np.uint8), 3)  # the locator's small copy of a large photo
@@ -319,6 +359,32 @@ def warm_up() -> None:
     place()(1, 1, 0.0, 0.0, 1.0, 1.0, 1.0, np.eye(3), np.eye(3), 4, 4)
     box = np.zeros((2, 3, 3), np.uint8)[:, :2]  # a view: rows apart, as in a photo
     blend()(box, np.ones((2, 2), np.uint8), np.zeros(3, np.int32))
+
+
+def print_alone(dark: np.ndarray, cells: Cells, k: int, reading: np.ndarray, gate: Path) -> bool:
+    """Whether the gate (`vision.gate`) finds the cut cells (not yet turned) a page of print
+    alone, with `reading` the print reader's calibrated probabilities of the cells turned
+    `k` quarter turns upright. A digit the print reader is unsure of settles it first,
+    without the gate's network: most hand-filled pages stop there."""
+    order = np.rot90(np.arange(81).reshape(9, 9), k).ravel()
+    ink = cells.ink[order]
+    if not sure_of_the_print(reading, ink):
+        return False
+    classes = gate_classes(gate_inputs(dark, cells), gate)[order]
+    return surely_print(classes, reading, ink)
+
+
+def read_again(reading: Reading, engine: str | None = None) -> Reading:
+    """The grid of a reading the gate passed as print alone, read again with the cell model
+    asked (`read_located` with `gate=False`): what the photo pipeline does when that
+    reading did not solve as it stood, since a person's wrong entry taken for print leaves
+    no solution, and the cell model reads some faint or doubtful print better."""
+    start = time.perf_counter()
+    gray = cv2.cvtColor(reading.image, cv2.COLOR_BGR2GRAY)
+    located = Located(reading.corners, reading.score, mesh=reading.mesh)
+    again = read_located(reading.image, gray, located, engine=engine, timings={}, gate=False)
+    again.timings = {**reading.timings, "read again": (time.perf_counter() - start) * 1000}
+    return again
 
 
 def kinds_in_colour(color: np.ndarray, cells: Cells, k: int) -> tuple[Cells, int, np.ndarray, bool]:

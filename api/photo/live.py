@@ -413,15 +413,17 @@ def read_frame(
 ) -> FrameAnswer:
     """The answer with the frame read and solved; a reading that solved also brings the
     paper (and its points) the session keeps for the grid."""
-    from api.photo.pipeline import judge_reading
+    from api.photo.pipeline import judged
     from vision.locate import Located
     from vision.read import read_located
     from vision.track import ink_signature
 
     lap = time.perf_counter()
     corners, signature = answer.corners, answer.signature
-    reading = read_located(image, gray, Located(corners, score), engine=job.engine)
-    solved = judge_reading(reading, reading.timings, mode=job.mode)
+    reading = read_located(
+        image, gray, Located(corners, score), engine=job.engine, gate=job.mode == "solve"
+    )
+    reading, solved = judged(reading, reading.timings, mode=job.mode, engine=job.engine)
     paper = points = None
     if (solved.solved or job.reference is None) and answer.states is None:
         # the reader's turn of the grid (by its digits) is trusted when it solved it; a

@@ -264,12 +264,12 @@ def solve_photo(
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     start = time.perf_counter()
     kwargs = {} if max_pixels is None else {"max_pixels": max_pixels}
-    try:
-        reading = read_photo(source, engine=engine, **kwargs)
+    try:  # a check or a hint is always about the person's entries: the cell model reads
+        reading = read_photo(source, engine=engine, gate=mode == "solve", **kwargs)
     except NoGridFound as error:
         return PhotoResult("no_grid", str(error), timings={"total": _ms(start)}, mode=mode)
     timings = dict(reading.timings)
-    result = judge_reading(reading, timings, use_rules=use_rules, mode=mode)
+    reading, result = judged(reading, timings, use_rules=use_rules, mode=mode, engine=engine)
     if result.solved and (render or encode):
         # the photo decoded here is drawn on as it is (a copy is 7 ms at 12 MP); an array
         # the caller gave stays untouched
@@ -318,6 +318,28 @@ def judge_reading(
             result = other
     result.corners = np.asarray(reading.corners, dtype=np.float32)
     return result
+
+
+def judged(
+    reading, timings: dict[str, float], *, use_rules: bool = True, mode: str = "solve", engine=None
+):
+    """(reading, result): the reading judged (`judge_reading`), or, when the gate read the
+    page as print alone (`vision.gate`) and that reading does not solve as it stands, the
+    grid read again with the cell model (`vision.read.read_again`) and judged.
+
+    The gate reads only for a solve (a check and a hint always ask the cell model). A
+    person's entry it took for print cannot change the answer: a wrong one leaves the
+    printed puzzle with no solution, so the page is read again, and a right one only
+    stands among the givens (the gate's held-out figures: docs/benchmarks.md, Round 7).
+    Faint or doubtful print the print reader alone reads worse is read again too."""
+    from vision.read import read_again
+
+    result = judge_reading(reading, timings, use_rules=use_rules, mode=mode)
+    if reading.print_alone and not (result.solved and not result.corrections):
+        reading = read_again(reading, engine)
+        timings.update(reading.timings)
+        result = judge_reading(reading, timings, use_rules=use_rules, mode=mode)
+    return reading, result
 
 
 def _other_views(reading):
