@@ -64,7 +64,7 @@ def warm_up(cell_model: Path) -> None:
 
 
 def gate_inputs(dark: np.ndarray, cells: Cells) -> np.ndarray:
-    """(81, 2, 16, 16) float32 in [0, 1]: each cell's darkness and its isolated digit.
+    """(81, 2, 32, 32) float32 in [0, 1]: each cell's darkness and its isolated digit.
 
     Parameters
     ----------
@@ -99,7 +99,7 @@ def gate_inputs(dark: np.ndarray, cells: Cells) -> np.ndarray:
 
 def blank(inputs: np.ndarray) -> np.ndarray:
     """(81,) bool: the cells whose middle shows no ink, never shown to the gate (the cell
-    model's rule, `vision.kinds.BLANK_INK`, on the gate's coarser darkness)."""
+    model's rule, `vision.kinds.BLANK_INK`, on the gate's own darkness)."""
     return inputs[:, 0, 4:-4, 4:-4].max(axis=(1, 2)) < BLANK_INK
 
 
@@ -115,8 +115,8 @@ def gate_classes(inputs: np.ndarray, path: Path) -> np.ndarray:
 
 
 def surely_print(gate: np.ndarray, reading: np.ndarray, ink: np.ndarray) -> bool:
-    """Whether a page may be read as print alone: no cell at all a hand's, no mark the
-    print reader did not cut, every digit it cut surely read.
+    """Whether a page may be read as print alone: no cell half a hand's or more, no mark
+    the print reader did not cut, every digit it cut surely read.
 
     Parameters
     ----------

@@ -8,7 +8,7 @@ The same labelled photos, folds and synthetic hand-writing as the cell model
 candidates), its 20 classes folded into the gate's four (empty, print, written,
 candidates), its inputs made as the reader makes them (`vision.gate.gate_inputs` on the grey
 grid's darkness and cut). Every example is shown in a random quarter turn: the reader asks
-the gate before it knows which way up the grid stands. About two minutes a model on two
+the gate before it knows which way up the grid stands. About 80 seconds a model on two
 cores; it never runs at import.
 
 With `--fold k`, the held-out photos' pages are judged by `vision.gate.surely_print` (on
