@@ -170,3 +170,16 @@ def test_only_a_solve_is_read_through_the_gate(monkeypatch):
 
     assert seen == [True, False, False]  # solve, check, hint
     assert all(a.solution == answers["solve"].solution for a in answers.values())
+
+
+@needs_gate
+def test_another_engine_is_never_gated(monkeypatch):
+    """The gate's rule and figures are the default engine's (its calibrated sureness):
+    Tesseract's reading always gets the cell model, and the gate is not even asked."""
+    photo = make_photo(12, size=(800, 600), kind="sheet", curl=0.0, shadow=0.0, second_grid=False)
+    asked = []
+    monkeypatch.setattr(vision.read, "print_alone", lambda *args: asked.append(args) or True)
+
+    assert not read_photo(photo.jpeg, engine="tesseract").print_alone
+    assert asked == []
+    assert read_photo(photo.jpeg).print_alone and len(asked) == 1  # the default engine's is

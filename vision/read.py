@@ -268,7 +268,9 @@ def read_located(
     clock.lap("warp")
 
     model = cell_model_path()
-    gated = gate and model.is_file() and gate_path(model).is_file()
+    # the gate's rule and figures are the default engine's (its calibrated sureness): with
+    # another engine (Tesseract) the cell model always reads
+    gated = gate and engine == DEFAULT_ENGINE and model.is_file() and gate_path(model).is_file()
     dark = darkness(warped) if gated else None
     cells = cut_cells(warped, dark=dark)
     clock.lap("cells")
