@@ -283,7 +283,8 @@ def read_located(
     cut = cells
     if gated:  # a page surely print alone spares the cell model (`vision.gate`)
         probabilities = recognise(cells.rotated(k), engine)
-        alone = print_alone(dark, cells, k, calibrated(probabilities, engine), gate_path(model))
+        sure = calibrated(probabilities, engine)  # what the gate's rule weighs
+        alone = print_alone(dark, cells, k, sure, gate_path(model))
         if alone:
             cells = without_coloured_ink(cells)
     if model.is_file() and not alone:  # else print only: no colour warp (milliseconds at 12 MP)
@@ -303,14 +304,14 @@ def read_located(
         probabilities = recognise(cells, engine)  # the colour look cut more, or a turn changed
     print_reading = None
     if alone:  # what the cell model says of a page of print alone: nothing written
-        kinds = print_kinds(calibrated(probabilities, engine))
+        kinds = print_kinds(sure)
     elif kinds is not None:  # the cell model says whether print, the engines which digit
         if not plain:
             kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
         print_reading = calibrated(probabilities, engine) if calibrate else probabilities
         probabilities = printed_probabilities(kinds, probabilities, cells.ink)
     if calibrate:
-        probabilities = calibrated(probabilities, engine)
+        probabilities = sure if alone else calibrated(probabilities, engine)
     clock.lap("recognise")
 
     return Reading(
