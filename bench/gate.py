@@ -5,7 +5,7 @@
 Every labelled photo of ../shared (Wicht's printed photos, their hand-filled twins,
 Kubiesa's pen and pencil) is read by its fold's models (DIR/foldK.onnx with its hand model
 and its gate, foldK.gate.onnx, trained without that fold: `python -m api.train.gate --fold
-K`), once with the gate and once without it, through `solve_photo` as users call it.
+K`), once with the gate and once without it, and judged as a solve is.
 Printed per set: the pages the gate passed as print alone (a hand-filled page must never
 pass), those of them read again with the cell model because they did not solve as read
 (`api.photo.pipeline.judged`), the photos whose solution or givens changed against the
@@ -35,32 +35,25 @@ SHARED = REPO.parent / "shared"
 
 def read_both(photo, model: Path):
     """(passed the gate, read again, result with the gate, result without it) for one
-    photo."""
-    import vision.read as read
-    from api.photo.pipeline import solve_photo
+    photo: read and judged as `solve_photo` reads and judges a solve, with the gate
+    allowed and not (`read_photo(gate=...)`, `api.photo.pipeline.judged`)."""
+    from api.photo.pipeline import judged
+    from vision import NoGridFound
+    from vision.read import read_photo
 
     os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
     data = photo.path.read_bytes()
-    seen = []
-    located = read.read_located
-
-    def spy(*args, **kwargs):
-        reading = located(*args, **kwargs)
-        seen.append(reading.print_alone)
-        return reading
-
-    read.read_located = spy
-    try:
-        gated = solve_photo(data, render=False)
-    finally:
-        read.read_located = located
-    gate_path = read.gate_path
-    read.gate_path = lambda cell_model: Path("/nonexistent/no.gate.onnx")
-    try:
-        plain = solve_photo(data, render=False)
-    finally:
-        read.gate_path = gate_path
-    return bool(seen and seen[0]), len(seen) > 1, gated, plain
+    results = []
+    for gate in (True, False):
+        try:
+            first = read_photo(data, gate=gate)
+        except NoGridFound:  # as `solve_photo` says "no_grid": nothing read either way
+            results.append((False, False, None))
+            continue
+        final, result = judged(first, dict(first.timings))
+        results.append((first.print_alone, final is not first, result))
+    (passed, again, gated), (_, _, plain) = results
+    return passed, again, gated, plain
 
 
 def main() -> None:
@@ -98,16 +91,16 @@ def main() -> None:
             counts["photos"] += 1
             counts["passed"] += alone
             counts["again"] += again
-            if (gated.solution, gated.givens) != (plain.solution, plain.givens):
+            if _answer(gated) != _answer(plain):
                 counts["changed"] += 1
                 changed.append(photo.path.name)
             if photo.source == "wichtounet":
                 truth = "".join(map(str, photo.classes))
                 answer = tc.unique_solution(photo.classes) and _solution(photo.classes)
                 for i, result in enumerate((gated, plain)):
-                    read = result.read or "0" * 81
+                    read = (result and result.read) or "0" * 81
                     counts["cells"][i] += sum(a == b for a, b in zip(read, truth, strict=True))
-                    counts["solved"][i] += result.solution == answer
+                    counts["solved"][i] += _answer(result)[0] == answer
                 counts["of"] += 81
         cells = solved = ""
         if counts["of"]:
@@ -119,6 +112,11 @@ def main() -> None:
         if changed:
             print(f"  changed: {', '.join(changed)}", file=sys.stderr)
     os.environ.pop("SUDOKU_LENS_CELL_MODEL", None)
+
+
+def _answer(result) -> tuple[str | None, str | None]:
+    """(solution, givens) of a judged photo; (None, None) where no grid was found."""
+    return (None, None) if result is None else (result.solution, result.givens)
 
 
 def _solution(givens: np.ndarray) -> str:
