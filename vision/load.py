@@ -19,7 +19,6 @@ with Pillow here.
 
 from __future__ import annotations
 
-import functools
 import io
 import os
 import re
@@ -31,6 +30,7 @@ import cv2
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from vision.compiled import on_first_use
 from vision.errors import ImageTooLarge, NoGridFound, NotAnImage, Unreadable, VisionError
 
 # The trade: every phone photo up to the 48-50 MP sensors loads, while one decode stays under
@@ -540,10 +540,5 @@ def _area_means(gray: np.ndarray, factor: int) -> np.ndarray:
     return out
 
 
-@functools.cache
-def area_means():
-    """`_area_means` compiled by numba (cached on disk, like `vision.mesh.viterbi`), on
-    first use; `vision.read.warm_up` loads it."""
-    from numba import njit
-
-    return njit(cache=True, nogil=True)(_area_means)
+# `_area_means` compiled on first use; `vision.read.warm_up` loads it
+area_means = on_first_use(_area_means)

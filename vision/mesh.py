@@ -25,12 +25,11 @@ True
 
 from __future__ import annotations
 
-import functools
-
 import cv2
 import numpy as np
 
 from vision.cells import darkness, ink_threshold
+from vision.compiled import on_first_use
 from vision.warp import grid_homography
 
 PROBE_CELL = 32  # pixels per cell in the square the lines are traced in
@@ -355,15 +354,9 @@ def _viterbi(gain: np.ndarray, step: np.ndarray) -> np.ndarray:
     return path
 
 
-@functools.cache
-def viterbi():
-    """`_viterbi` compiled by numba (cached on disk like the solver's kernels): a bent-page
-    trace's paths in 0.5 ms instead of 5.6 (numpy made a (lines, k, k) array per strip).
-    Compiled on first use, not at import, so that the reader alone does not load numba;
-    `vision.read.warm_up` loads it."""
-    from numba import njit
-
-    return njit(cache=True)(_viterbi)
+# `_viterbi` compiled on first use: a bent-page trace's paths in 0.5 ms instead of 5.6
+# (numpy made a (lines, k, k) array per strip); `vision.read.warm_up` loads it
+viterbi = on_first_use(_viterbi)
 
 
 def line_crossings(rows: np.ndarray, cols: np.ndarray, cell: int, margin: int) -> np.ndarray:

@@ -29,6 +29,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from vision.compiled import on_first_use
 from vision.read import Reading
 
 DIGIT_COLOUR = (200, 80, 0)  # BGR: a strong blue, unlike black or grey print
@@ -616,13 +617,8 @@ def _place(ph, pw, px, py, at_x, at_y, scale, homography, inverse, width, height
     return x0, y0, x1, y1, matrix
 
 
-@functools.cache
-def place():
-    """`_place` compiled by numba (cached on disk), on first use; `vision.read.warm_up`
-    loads it."""
-    from numba import njit
-
-    return njit(cache=True, nogil=True)(_place)
+# `_place` compiled on first use; `vision.read.warm_up` loads it
+place = on_first_use(_place)
 
 
 def _blend(roi: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
@@ -641,13 +637,8 @@ def _blend(roi: np.ndarray, alpha: np.ndarray, colour: np.ndarray) -> None:
                 roi[y, x, c] = (np.int32(roi[y, x, c]) * (255 - a) + colour[c] * a + 127) // 255
 
 
-@functools.cache
-def blend():
-    """`_blend` compiled by numba (cached on disk, like `vision.mesh.viterbi`), on first
-    use; `vision.read.warm_up` loads it."""
-    from numba import njit
-
-    return njit(cache=True, nogil=True)(_blend)
+# `_blend` compiled on first use; `vision.read.warm_up` loads it
+blend = on_first_use(_blend)
 
 
 def draw_digits(page: Page, cells: Layout, overlay: Overlay, font, colour) -> None:
