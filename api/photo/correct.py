@@ -560,6 +560,17 @@ def _correct(reading: Reading, limits: Limits, count: Counter) -> Correction:
     read_count, as_read = _as_read(reading, count)
     if as_read is not None and not limits.searching:
         return _verdict(reading, read_count, "unique", solution=as_read.solution)
+    beyond = beyond_doubt(reading, as_read, limits) if as_read is not None else None
+    if beyond is not None:  # no rival could weigh enough to matter: nothing to search
+        rivals, unexplored = beyond
+        return _verdict(
+            reading,
+            read_count,
+            "unique",
+            solution=as_read.solution,
+            posterior=1.0 / (1.0 + rivals),
+            unexplored=unexplored,
+        )
     missed = {"completions": missed_givens(reading, count) if read_count > 1 else ()}
     if not limits.searching:
         return _verdict(
@@ -588,6 +599,77 @@ def _as_read(reading: Reading, count: Counter) -> tuple[int, Candidate | None]:
     if n != 1:
         return n, None
     return n, Candidate(0.0, (), reading.values, np.asarray(first, dtype=np.int8))
+
+
+def beyond_doubt(reading: Reading, as_read: Candidate, limits: Limits):
+    """Bounds that settle a reading with exactly one solution as it stands, without the
+    search or the weighing: (the summed weight of every rival the weighing could find,
+    that of the readings it would leave unexplored), relative to the reading's own, or
+    None when they are too heavy to settle it so.
+
+    Every rival with another solution changes a read digit into another, or drops one and
+    adds a digit other than the solution's (digits added alone keep a unique grid's
+    solution or kill it; drops alone keep it or leave several). So its weight is a term of
+    a product over cells of (1 + that cell's move weights), among the sets holding such
+    moves: the search's moves (`_moves`) for what it can find, and every single change of a
+    read digit for what `weigh` probes. When those stay below every refusal (`RIVAL_ODDS`,
+    `limits.max_hinge`, `limits.min_posterior`), and the product over every move the
+    weighing bounds (`rival_bound`) stays below the reading's own weight, the weighing
+    could only have answered "unique" with this solution: on a sure printed page it would
+    spend about 3 ms of solver calls and bounds to say so (issue 32). Digits on paper
+    that contradict the solution could prefer a rival: then None.
+
+    >>> puzzle = ("53..7....6..195....98....6.8...6...34..8.3..17...2...6"
+    ...           ".6....28....419..5....8..79")
+    >>> givens = np.array([0 if c == "." else int(c) for c in puzzle])
+    >>> sure = np.full((81, 10), 1e-5); sure[np.arange(81), givens] = 0.999
+    >>> reading = Reading.of(givens, sure)
+    >>> as_read = _as_read(reading, _default_counter())[1]
+    >>> rivals, unexplored = beyond_doubt(reading, as_read, Limits())
+    >>> rivals < RIVAL_ODDS and unexplored < 1
+    True
+    >>> sure[0] = [0.01, 0.0, 0.0, 0.0, 0.0, 0.40, 0.55, 0.02, 0.01, 0.01]   # a doubtful 5
+    >>> beyond_doubt(Reading.of(givens, sure), as_read, Limits()) is None
+    True
+    """
+    values, solution = reading.values, as_read.solution.astype(np.int64)
+    if ((reading.paper > 0) & (reading.paper != solution)).any():
+        return None
+    weighed = change_costs(values, reading.logp, drops=False)
+    if (weighed < 0).any():  # a digit read against its likeliest value: weigh it all
+        return None
+    read = values > 0
+    cells = np.arange(81)
+    # what the search can find: its moves, with the costs it gives them
+    searched = np.zeros((81, 10))
+    for move in _moves(
+        change_costs(values, reading.logp),
+        values,
+        reading.ink >= limits.min_ink,
+        limits.per_cell,
+        limits.max_move_cost,
+    ):
+        searched[move.cell, move.value] = math.exp(-move.cost)
+    drop = np.where(read, searched[:, 0], 0.0)
+    change = np.where(read, searched[:, 1:].sum(axis=1), 0.0)
+    agree = np.where(read, 0.0, searched[cells, solution])  # the solution's digit added
+    depart = np.where(read, 0.0, searched[:, 1:].sum(axis=1)) - agree
+    with_drops = np.prod(1.0 + drop)
+    adds, agreeing_adds = np.prod(1.0 + agree + depart), np.prod(1.0 + agree)
+    found = (np.prod(1.0 + drop + change) - with_drops) * adds
+    found += (with_drops - 1.0) * (adds - agreeing_adds)
+    # what `weigh` probes: every single change of a read digit (`_probe_singles`)
+    weight = np.exp(-weighed)  # inf (the value read) -> 0
+    held = np.zeros((81, 10), bool)  # a digit a peer holds: no single change writes it
+    held[cells[:, None], values[PEERS]] = True
+    held[:, 0] = False
+    probed = float(np.where(held, 0.0, weight)[read].sum())
+    rivals = float(found) + probed
+    enough = min(RIVAL_ODDS, limits.max_hinge, 1.0 / limits.min_posterior - 1.0)
+    unexplored = math.expm1(float(np.log1p(weight.sum(axis=1)).sum()))
+    if rivals >= enough or unexplored >= 1.0:
+        return None
+    return rivals, unexplored
 
 
 def missed_givens(reading: Reading, count: Counter) -> tuple[tuple[int, tuple[int, ...]], ...]:
