@@ -183,7 +183,10 @@ def conflicting_pairs(values: np.ndarray) -> list[tuple[int, int]]:
     """Pairs of cells (a < b) that share a unit and hold the same digit."""
     values = np.asarray(values).reshape(81)
     same = (values[PEERS] == values[:, None]) & (values[:, None] > 0)
-    return [(a, int(b)) for a in range(81) for b in PEERS[a][same[a]] if a < b]
+    cell, peer = np.nonzero(same)  # by cell, then by peer: PEERS' rows are sorted
+    other = PEERS[cell, peer]
+    first = cell < other
+    return list(zip(cell[first].tolist(), other[first].tolist(), strict=True))
 
 
 def cell_confidence(values: np.ndarray, probabilities: np.ndarray) -> np.ndarray:
@@ -231,20 +234,18 @@ def _moves(
     """Every plausible single-cell change, cheapest first: at
     most `per_cell` per cell, none dearer than `max_move_cost`, and a digit added to an
     empty cell only where the photo shows ink (`may_add`)."""
+    table = zip(*_move_table(cost, values, may_add, per_cell, max_move_cost), strict=True)
+    return sorted(Move(float(c), int(cell), int(v)) for cell, v, c in table)
+
+
+def _move_table(cost, values, may_add, per_cell: int, max_move_cost: float):
+    """`_moves` as arrays: cells, values and costs, in no order."""
     cost = cost.copy()
     cost[(values == 0) & ~may_add, 1:] = np.inf
-    cells = np.arange(81)
     order = np.argsort(cost, axis=1, kind="stable")[:, :per_cell]
     picked = np.take_along_axis(cost, order, axis=1)
     keep = picked <= max_move_cost
-    moves = [
-        Move(float(c), int(cell), int(v))
-        for cell, v, c in zip(
-            np.repeat(cells, per_cell)[keep.ravel()], order[keep], picked[keep], strict=True
-        )
-    ]
-    moves.sort()
-    return moves
+    return np.repeat(np.arange(81), per_cell)[keep.ravel()], order[keep], picked[keep]
 
 
 def _subsets_by_cost(costs: list[float], max_size: int):
@@ -642,14 +643,14 @@ def beyond_doubt(reading: Reading, as_read: Candidate, limits: Limits):
     cells = np.arange(81)
     # what the search can find: its moves, with the costs it gives them
     searched = np.zeros((81, 10))
-    for move in _moves(
+    at, value, cost = _move_table(
         change_costs(values, reading.logp),
         values,
         reading.ink >= limits.min_ink,
         limits.per_cell,
         limits.max_move_cost,
-    ):
-        searched[move.cell, move.value] = math.exp(-move.cost)
+    )
+    searched[at, value] = np.exp(-cost)
     drop = np.where(read, searched[:, 0], 0.0)
     change = np.where(read, searched[:, 1:].sum(axis=1), 0.0)
     agree = np.where(read, 0.0, searched[cells, solution])  # the solution's digit added
@@ -979,10 +980,11 @@ def change_costs(values: np.ndarray, logp: np.ndarray, drops: bool = True) -> np
     cells = np.arange(81)
     read = logp[cells, values.astype(np.int64)]
     cost = read[:, None] - logp  # below 0 where another value is likelier (rival bound)
-    drop = np.array([removal_cost(x) for x in read])
     if drops:
         cost = np.maximum(cost, 0.0)
-        cost[:, 0] = np.where(values > 0, np.minimum(cost[:, 0], drop), cost[:, 0])
+        digits = np.flatnonzero(values > 0)  # only a read digit can be dropped
+        drop = np.array([removal_cost(x) for x in read[digits].tolist()])
+        cost[digits, 0] = np.minimum(cost[digits, 0], drop)
     cost[cells, values.astype(np.int64)] = np.inf  # not a change
     return cost
 
