@@ -6,9 +6,10 @@
 With --baseline REV it measures only speed, side by side: the same photos through REV (a git
 worktree of it at a temporary path, run with the same interpreter and .venv) and through this
 tree, each in its own subprocess on one thread (as a batch worker runs; with the worker's
-memory policy, `api.scale.memory`, in a tree that has one), alternating
-baseline / this tree for --rounds rounds so that both see the same machine load; then per
-stage the p50 over every photo of every round, and the ratio. The photos: 40 of
+memory policy, `api.scale.memory`, in a tree that has one), in lockstep for --rounds rounds
+(a fresh worker of each tree per round, each photo run by one and then the other, never both
+at once: `run_pair`) so that both see the same machine load; then per stage the p50 over
+every photo of every round, and the ratio. The photos: 40 of
 wichtounet's 640x480 printed photos (every third, sorted by name) and kubiesa's 20 12 MP
 (4032x3024) hand-filled ones, each solved with the overlay drawn and encoded as JPEG (what
 `solve` and the HTTP service do by default). --live runs instead the frame a live client's
@@ -64,6 +65,7 @@ from api.photo.evaluation import read_dat  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 WICHT = SHARED / "datasets" / "wichtounet" / "images"
+LINE = "@lockstep "  # marks a lockstep worker's messages on its standard output
 KUBIESA = SHARED / "datasets" / "kubiesa" / "images"
 CLI = REPO / ".venv" / "bin" / "sudoku-lens"
 
@@ -178,7 +180,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="fewer 12 MP photos")
     parser.add_argument("--baseline", metavar="REV", help="speed only, side by side with REV")
     parser.add_argument("--set", choices=[*PHOTO_SETS, "both"], default="both")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating runs of each tree")
+    parser.add_argument("--rounds", type=int, default=3, help="rounds of both trees in lockstep")
     parser.add_argument("--live", action="store_true", help="the live new-grid frame")
     parser.add_argument(
         "--profile",
@@ -186,10 +188,11 @@ def main() -> None:
         help="profile the --set photos through TREE's code (cProfile, CPU time by function)",
     )
     parser.add_argument("--worker", metavar="TREE", help=argparse.SUPPRESS)
+    parser.add_argument("--lockstep", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker or args.profile:
         tree = Path(args.worker or args.profile)
-        return worker(tree, args.set, args.live, profile=bool(args.profile))
+        return worker(tree, args.set, args.live, bool(args.profile), args.lockstep)
     if not WICHT.is_dir():
         sys.exit("../shared not present: this benchmark needs its real photos")
     if args.baseline:
@@ -362,7 +365,9 @@ def photo_set(name: str) -> list[Path]:
     return [p for p in sorted(KUBIESA.glob("*.jpg")) if _size(p) == (4032, 3024)]
 
 
-def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
+def worker(
+    tree: Path, name: str, live: bool, profile: bool = False, lockstep: bool = False
+) -> None:
     """Time one photo set through the code of `tree` (this process, one thread) and print
     the figures as one JSON line; with `profile`, print instead where the CPU time went
     (cProfile over the photos after the first, the 30 costliest functions by their own time
@@ -405,10 +410,10 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
     t = time.perf_counter()
     run(photos[0])
     first = (time.perf_counter() - t) * 1000
-    statuses, stages = {}, {}
     if profile:
         return print_profile(run, photos)
-    for data in photos:
+
+    def measure(data: bytes) -> tuple[str, dict]:
         cpu = time.process_time()
         status, timings = run(data)
         # on a shared machine the wall clock counts other processes' turns too
@@ -416,6 +421,17 @@ def worker(tree: Path, name: str, live: bool, profile: bool = False) -> None:
         if not live:  # what reading and judging cost, whether or not the photo was drawn
             drawn = timings.get("render", 0.0) + timings.get("encode", 0.0)
             timings[READ_ONLY] = timings["total"] - drawn
+        return status, timings
+
+    if lockstep:  # one photo at a time, when told (`run_pair`)
+        print(LINE + json.dumps({"startup": startup, "first": first}), flush=True)
+        for line in sys.stdin:
+            status, timings = measure(photos[int(line)])
+            print(LINE + json.dumps({"status": status, "timings": timings}), flush=True)
+        return
+    statuses, stages = {}, {}
+    for data in photos:
+        status, timings = measure(data)
         statuses[status] = statuses.get(status, 0) + 1
         for stage, ms in timings.items():
             stages.setdefault(stage, []).append(ms)
@@ -438,15 +454,47 @@ def print_profile(run, photos: list[bytes]) -> None:
         print(f"{cumulative * share:10.2f} {own * share:7.2f}  {function} {where}")
 
 
-def run_worker(tree: Path, name: str, live: bool) -> dict:
-    command = [sys.executable, __file__, "--worker", str(tree), "--set", name]
-    env = dict(os.environ, PYTHONPATH=str(tree))
-    done = subprocess.run(
-        command + (["--live"] if live else []), env=env, capture_output=True, text=True
-    )
-    if done.returncode != 0:
-        sys.exit(f"the worker on {tree} failed:\n{done.stderr}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+def run_pair(trees: tuple[Path, Path], name: str, live: bool) -> tuple[dict, dict]:
+    """One round of both trees in lockstep: a worker each (started one after the other),
+    then photo by photo one tree and then the other, the order swapped every photo, never
+    both at once. A slow spell of a shared machine lasts seconds, so it slows both trees'
+    runs of the same photos alike, where a whole round of one tree and then one of the
+    other could meet it in one tree's round only (a round's ratio then moved from 0.61 to
+    0.93 between rounds of the same two trees, stop 44)."""
+    workers, results = [], []
+    for tree in trees:
+        command = [sys.executable, __file__, "--worker", str(tree), "--set", name, "--lockstep"]
+        env = dict(os.environ, PYTHONPATH=str(tree))
+        worker = subprocess.Popen(
+            command + (["--live"] if live else []),
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        workers.append(worker)
+        results.append({**_answer(worker, tree), "stages": {}, "statuses": {}})
+    for i in range(len(photo_set(name))):
+        for k in (0, 1) if i % 2 == 0 else (1, 0):
+            workers[k].stdin.write(f"{i}\n")
+            workers[k].stdin.flush()
+            answer = _answer(workers[k], trees[k])
+            statuses = results[k]["statuses"]
+            statuses[answer["status"]] = statuses.get(answer["status"], 0) + 1
+            for stage, ms in answer["timings"].items():
+                results[k]["stages"].setdefault(stage, []).append(ms)
+    for worker in workers:
+        worker.stdin.close()
+        worker.wait()
+    return results[0], results[1]
+
+
+def _answer(worker: subprocess.Popen, tree: Path) -> dict:
+    """The next message of a lockstep worker (lines it did not mark are passed over)."""
+    for line in worker.stdout:
+        if line.startswith(LINE):
+            return json.loads(line[len(LINE) :])
+    sys.exit(f"the worker on {tree} stopped (exit status {worker.wait()})")
 
 
 def side_by_side(rev: str, which: str, rounds: int, live: bool) -> None:
@@ -487,11 +535,12 @@ def report(name: str, label: str, ours: str, rounds: int, live: bool, base: Path
     load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     runs: dict[str, list[dict]] = {label: [], ours: []}
     for _ in range(rounds):
-        runs[label].append(run_worker(base, name, live))
-        runs[ours].append(run_worker(REPO, name, live))
+        theirs, mine = run_pair((base, REPO), name, live)
+        runs[label].append(theirs)
+        runs[ours].append(mine)
     n = len(photo_set(name))
     what = "live new-grid frame (api.photo.live.frame)" if live else "solve_photo + overlay JPEG"
-    print(f"\n{n} {name} photos, {what}; {rounds} rounds alternating {label} / {ours},")
+    print(f"\n{n} {name} photos, {what}; {rounds} rounds of {label} and {ours} in lockstep,")
     print(f"one thread each, {os.cpu_count()} cores; load average {load} before,")
     print("  " + " ".join(f"{x:.2f}" for x in os.getloadavg()) + " after")
     pooled = {
