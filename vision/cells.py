@@ -32,6 +32,8 @@ from dataclasses import dataclass, replace
 import cv2
 import numpy as np
 
+from vision.compiled import on_first_use
+
 SIZE = 28  # side of a normalised digit image
 FAINT = 0.5  # hysteresis: faint ink, connected to a found digit, is part of it
 DIGIT_HEIGHT = 20  # height of the digit inside it (MNIST-like margins)
@@ -354,9 +356,9 @@ def find_digits(dark, ink, lines, inner, strength, look, size: int = SIZE, reach
         if faint is None:
             faint = without_lines(ink_mask(dark, FAINT * strength), lines)
         x0, y0, x1, y1 = inner[i]
-        digit = grow(blob, faint[y0:y1, x0:x1])
-        image, contrast = normalise(dark[y0:y1, x0:x1], digit, FAINT * strength, size=size)
-        bx, by, bw, bh = cv2.boundingRect(digit.view(np.uint8))
+        image, contrast, (bx, by, bw, bh) = digit_image(
+            dark[y0:y1, x0:x1], faint[y0:y1, x0:x1], blob, FAINT * strength, size
+        )
         yield i, image, contrast, (x0 + bx, y0 + by, x0 + bx + bw, y0 + by + bh)
 
 
@@ -420,21 +422,6 @@ def paper_peak(free: np.ndarray, middle, ink_box) -> float:
     if not paper.any():
         return float("nan")
     return float(free[b:d, a:c][paper].max())
-
-
-def grow(blob: np.ndarray, faint: np.ndarray) -> np.ndarray:
-    """Hysteresis: the faint ink connected to the blob. A blurred digit's thin strokes (the
-    bar of a 4, the foot of a 2) are often lighter than the threshold that found it."""
-    n, labels = cv2.connectedComponents(faint, connectivity=8)
-    touched = np.zeros(n, bool)
-    touched[labels[blob]] = True
-    touched[0] = False
-    grown = touched[labels] | blob
-    _, _, bw, bh = cv2.boundingRect(grown.view(np.uint8))
-    h, w = blob.shape
-    if bh > 0.95 * h or bw > 0.95 * w:
-        return blob  # leaked into a shadow or a line: keep the strong ink only
-    return grown
 
 
 def interiors(boxes: np.ndarray) -> np.ndarray:
@@ -511,29 +498,91 @@ def digit_blobs(
     return blobs
 
 
-def normalise(
-    crop: np.ndarray, digit: np.ndarray, low: float, size: int = SIZE
-) -> tuple[np.ndarray, float]:
-    """Centre and scale the digit's ink into a size x size image (ink 255 on 0).
+def digit_image(
+    crop: np.ndarray, faint: np.ndarray, blob: np.ndarray, low: float, size: int = SIZE
+) -> tuple[np.ndarray, float, tuple[int, int, int, int]]:
+    """A cell's digit grown from its blob and normalised: the size x size image (ink 255 on
+    0), its contrast and its box (x, y, width, height) in the cell.
 
-    Darkness is stretched from the faint-ink level to the digit's own strong darkness, so
-    faint and bold print look alike while the grey shading of a blurred stroke (what tells a
+    Grown by hysteresis (`_grown_ink`): the faint ink connected to the blob, since a
+    blurred digit's thin strokes (the bar of a 4, the foot of a 2) are often lighter than
+    the threshold that found it. Then centred and scaled into the square, its darkness
+    stretched from the faint-ink level `low` to the digit's own strong darkness, so faint
+    and bold print look alike while the grey shading of a blurred stroke (what tells a
     blurred 4 from a blot) survives. Pixels next to the digit (its anti-aliased edge) are
-    kept, everything else is cleared. Returns the image and the digit's contrast.
+    kept, everything else is cleared.
+
+    >>> crop = np.zeros((40, 40), np.float32); crop[8:32, 18:22] = 0.8   # a bar: a 1
+    >>> blob = crop > 0.5
+    >>> image, contrast, box = digit_image(crop, blob.view(np.uint8), blob, 0.2)
+    >>> image.shape, round(contrast, 2), box
+    ((28, 28), 0.8, (18, 8, 4, 24))
     """
-    x0, y0, bw, bh = cv2.boundingRect(digit.view(np.uint8))
-    x1, y1 = x0 + bw, y0 + bh
-    values = crop[digit]
-    strong = float(np.partition(values, int(0.9 * (len(values) - 1)))[int(0.9 * (len(values) - 1))])
-    near = cv2.dilate(digit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
-    ink = np.where(near[y0:y1, x0:x1], crop[y0:y1, x0:x1], 0.0)
-    ink = np.clip((ink - low) / max(strong - low, 1e-3), 0.0, 1.0)
+    count, labels = cv2.connectedComponents(faint, connectivity=8)
+    ink, strong, box = grown_ink()(blob, labels, count, crop, float(low))
     h, w = ink.shape
-    box = int(round(size * DIGIT_HEIGHT / 28))
-    scale = min(box / h, box / w)
+    side = int(round(size * DIGIT_HEIGHT / 28))
+    scale = min(side / h, side / w)
     nh, nw = max(1, int(round(h * scale))), max(1, int(round(w * scale)))
     small = cv2.resize(ink, (nw, nh), interpolation=cv2.INTER_AREA)
     out = np.zeros((size, size), np.float32)
     top, left = (size - nh) // 2, (size - nw) // 2
     out[top : top + nh, left : left + nw] = small
-    return (out * 255).astype(np.uint8), strong
+    return (out * 255).astype(np.uint8), strong, box
+
+
+def _grown_ink(blob, labels, count: int, crop, low: float):
+    """The digit's stretched ink over its box (float32), its strong darkness and its box
+    (x, y, width, height), for `digit_image`: the blob with every faint component
+    (`labels`, `count` of them, 0 the paper) it touches, or the blob alone when that grew
+    across nine tenths of the cell (it leaked into a shadow or a line); its strong darkness
+    the 90th percentile of its pixels' in `crop`; its ink the crop where the digit or a
+    neighbour of it is, stretched from `low` to that, in [0, 1]. Compiled (`grown_ink`):
+    the same numbers as the numpy and OpenCV steps it replaced (a dozen small calls a
+    digit, 30 digits a grid), in float32 where they were."""
+    h, w = blob.shape
+    touched = np.zeros(count, np.bool_)
+    for y in range(h):
+        for x in range(w):
+            if blob[y, x]:
+                touched[labels[y, x]] = True
+    touched[0] = False
+    digit = np.zeros((h, w), np.bool_)
+    x0, y0, x1, y1 = w, h, -1, -1
+    for y in range(h):
+        for x in range(w):
+            if blob[y, x] or touched[labels[y, x]]:
+                digit[y, x] = True
+                x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+    if y1 - y0 + 1 > 0.95 * h or x1 - x0 + 1 > 0.95 * w:
+        digit[:, :] = blob  # leaked into a shadow or a line: the strong ink only
+        x0, y0, x1, y1 = w, h, -1, -1
+        for y in range(h):
+            for x in range(w):
+                if blob[y, x]:
+                    x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+    values = np.empty(h * w, np.float32)
+    n = 0
+    for y in range(h):
+        for x in range(w):
+            if digit[y, x]:
+                values[n] = crop[y, x]
+                n += 1
+    strong = float(np.sort(values[:n])[int(0.9 * (n - 1))])
+    low32 = np.float32(low)
+    spread = np.float32(max(strong - low, 1e-3))
+    ink = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.float32)
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
+            near = False  # the digit's or next to it (a 3 x 3 dilation)
+            for v in range(max(y - 1, y0), min(y + 2, y1 + 1)):
+                for u in range(max(x - 1, x0), min(x + 2, x1 + 1)):
+                    near = near or digit[v, u]
+            if near:
+                value = (crop[y, x] - low32) / spread
+                ink[y - y0, x - x0] = min(max(value, np.float32(0.0)), np.float32(1.0))
+    return ink, strong, (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+
+
+# `_grown_ink` compiled on first use; `vision.read.warm_up` loads it
+grown_ink = on_first_use(_grown_ink)

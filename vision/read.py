@@ -344,6 +344,7 @@ def warm_up() -> None:
     from PIL import Image
 
     from vision import gate, kinds
+    from vision.cells import grown_ink
     from vision.load import area_means
     from vision.mesh import best_paths
     from vision.recognise import calibrations, load_model
@@ -358,6 +359,9 @@ def warm_up() -> None:
     default_font()
     best_paths(np.zeros((2, 3), np.float32), np.ones((1, 2)), 1, 0.1)  # the compiled trace
     area_means()(np.zeros((3, 3), np.uint8), 3)  # the locator's small copy of a large photo
+    # the cut's digits (`vision.cells.digit_image`), on a cell of a grid as it cuts
+    cell = np.zeros((2, 3), np.float32)[:, :2]
+    grown_ink()(np.ones((2, 2), bool), np.ones((2, 2), np.int32), 2, cell, 0.1)
     # the compiled drawing (`vision.render.Page.stamp`), on a box of a photo as it draws
     place()(1, 1, 0.0, 0.0, 1.0, 1.0, 1.0, np.eye(3), np.eye(3), 4, 4)
     box = np.zeros((2, 3, 3), np.uint8)[:, :2]  # a view: rows apart, as in a photo
