@@ -279,3 +279,52 @@ def test_a_hand_digit_as_tall_as_its_cell_is_a_digit_not_a_line_remnant():
     line = printed_grid(np.zeros(81, int))
     line[top + 2 : top + CELL - 2, left + 5 : left + 8] = 30
     assert not cut_cells(line).ink.any()
+
+
+def _digit_image_in_numpy(crop, faint, blob, low, size=SIZE):
+    """What `digit_image` does, step by step in numpy and OpenCV (as the cut did it before
+    its compiled kernel): hysteresis, the 90th percentile, a 3 x 3 dilation, the stretch."""
+    n, labels = cv2.connectedComponents(faint, connectivity=8)
+    touched = np.zeros(n, bool)
+    touched[labels[blob]] = True
+    touched[0] = False
+    digit = touched[labels] | blob
+    _, _, bw, bh = cv2.boundingRect(digit.view(np.uint8))
+    if bh > 0.95 * blob.shape[0] or bw > 0.95 * blob.shape[1]:
+        digit = blob
+    x0, y0, bw, bh = cv2.boundingRect(digit.view(np.uint8))
+    values = crop[digit]
+    k = int(0.9 * (len(values) - 1))
+    strong = float(np.partition(values, k)[k])
+    near = cv2.dilate(digit.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
+    box = (slice(y0, y0 + bh), slice(x0, x0 + bw))
+    ink = np.clip((np.where(near[box], crop[box], 0.0) - low) / max(strong - low, 1e-3), 0, 1)
+    side = int(round(size * 20 / 28))
+    scale = min(side / bh, side / bw)
+    nh, nw = max(1, int(round(bh * scale))), max(1, int(round(bw * scale)))
+    out = np.zeros((size, size), np.float32)
+    top, left = (size - nh) // 2, (size - nw) // 2
+    out[top : top + nh, left : left + nw] = cv2.resize(ink, (nw, nh), interpolation=cv2.INTER_AREA)
+    return (out * 255).astype(np.uint8), strong, (x0, y0, bw, bh)
+
+
+def test_the_compiled_digit_is_the_numpy_one_to_the_bit():
+    """The cut's compiled kernel (`vision.cells.digit_image`) gives the very images,
+    contrasts and boxes of the numpy steps it replaced, on crops with ties, leaks into a
+    line, one-pixel blobs and crops that are views into a larger grid."""
+    from vision.cells import digit_image
+
+    rng = np.random.default_rng(44)
+    for _ in range(400):
+        h, w = (int(v) for v in rng.integers(2, 60, 2))
+        crop = rng.random((h + 2, w + 3)).astype(np.float32)[1 : h + 1, 2 : w + 2]
+        if rng.random() < 0.3:  # ties for the percentile
+            crop = np.round(crop * 8) / 8
+        faint = (rng.random((h, w)) < rng.random()).astype(np.uint8) * 255
+        blob = (rng.random((h, w)) < 0.5 * rng.random()) & (faint > 0)
+        blob[rng.integers(h), rng.integers(w)] = True
+        low = float(0.6 * rng.random())
+        image, strong, box = digit_image(crop, faint, blob, low)
+        expected, expected_strong, expected_box = _digit_image_in_numpy(crop, faint, blob, low)
+        assert np.array_equal(image, expected)
+        assert (strong, box) == (expected_strong, expected_box)

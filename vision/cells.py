@@ -553,35 +553,58 @@ def _grown_ink(blob, labels, count: int, crop, low: float):
         for x in range(w):
             if blob[y, x] or touched[labels[y, x]]:
                 digit[y, x] = True
-                x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
+                x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), y
     if y1 - y0 + 1 > 0.95 * h or x1 - x0 + 1 > 0.95 * w:
-        digit[:, :] = blob  # leaked into a shadow or a line: the strong ink only
         x0, y0, x1, y1 = w, h, -1, -1
         for y in range(h):
             for x in range(w):
+                digit[y, x] = blob[y, x]
                 if blob[y, x]:
-                    x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x), max(y1, y)
-    values = np.empty(h * w, np.float32)
+                    x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), y
+    bh, bw = y1 - y0 + 1, x1 - x0 + 1
+    values = np.empty(bh * bw, np.float32)
     n = 0
-    for y in range(h):
-        for x in range(w):
+    for y in range(y0, y1 + 1):
+        for x in range(x0, x1 + 1):
             if digit[y, x]:
                 values[n] = crop[y, x]
                 n += 1
-    strong = float(np.sort(values[:n])[int(0.9 * (n - 1))])
+    # the 90th percentile as np.partition finds it, by quickselect (numba's sort took
+    # 14 us for a digit's 240 values)
+    k, lo, hi = int(0.9 * (n - 1)), 0, n - 1
+    while lo < hi:
+        pivot = values[(lo + hi) // 2]
+        i, j = lo, hi
+        while i <= j:
+            while values[i] < pivot:
+                i += 1
+            while values[j] > pivot:
+                j -= 1
+            if i <= j:
+                values[i], values[j] = values[j], values[i]
+                i, j = i + 1, j - 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            break
+    strong = float(values[k])
     low32 = np.float32(low)
     spread = np.float32(max(strong - low, 1e-3))
-    ink = np.zeros((y1 - y0 + 1, x1 - x0 + 1), np.float32)
-    for y in range(y0, y1 + 1):
-        for x in range(x0, x1 + 1):
-            near = False  # the digit's or next to it (a 3 x 3 dilation)
-            for v in range(max(y - 1, y0), min(y + 2, y1 + 1)):
-                for u in range(max(x - 1, x0), min(x + 2, x1 + 1)):
-                    near = near or digit[v, u]
-            if near:
-                value = (crop[y, x] - low32) / spread
-                ink[y - y0, x - x0] = min(max(value, np.float32(0.0)), np.float32(1.0))
-    return ink, strong, (x0, y0, x1 - x0 + 1, y1 - y0 + 1)
+    across = np.zeros((bh, bw), np.bool_)  # the digit widened by a pixel along rows
+    for y in range(bh):
+        for x in range(bw):
+            if digit[y0 + y, x0 + x]:
+                across[y, x] = True
+                across[y, max(x - 1, 0)] = across[y, min(x + 1, bw - 1)] = True
+    ink = np.zeros((bh, bw), np.float32)
+    for y in range(bh):
+        for x in range(bw):
+            if across[y, x] or (y > 0 and across[y - 1, x]) or (y + 1 < bh and across[y + 1, x]):
+                value = (crop[y0 + y, x0 + x] - low32) / spread
+                ink[y, x] = min(max(value, np.float32(0.0)), np.float32(1.0))
+    return ink, strong, (x0, y0, bw, bh)
 
 
 # `_grown_ink` compiled on first use; `vision.read.warm_up` loads it
