@@ -287,12 +287,19 @@ def test_hand_filled_photos_are_located_like_their_print_only_twins(shared_dir, 
     assert corner_error(located.corners, sample.corners) < 0.05
 
 
-def test_interp_pixels_is_np_interp_on_whole_pixels():
-    from vision.locate import interp_pixels
+def test_comb_strengths_are_numpys_to_the_bit():
+    """The compiled comb strengths (`vision.locate.comb_totals`) are numpy's mean of the
+    ten lines' np.interp of the profile, capped at 0.9, to the last bit: plateaus, combs
+    reaching past either end of the profile, short profiles and a fine pass's long ones."""
+    from vision.locate import comb_totals
 
     rng = np.random.default_rng(5)
     for n in (2, 3, 50, 264, 704):
         profile = rng.random(n).astype(np.float32)
         profile[::4] = np.round(profile[::4])  # plateaus
-        at = np.concatenate([rng.uniform(-3, n + 3, 500), np.arange(-2, n + 2, 0.25)])
-        assert np.array_equal(interp_pixels(at, profile), np.interp(at, np.arange(n), profile))
+        cell = max(1, n // 11)
+        offsets = np.arange(-0.5 * cell - 3, 0.5 * cell + 3.01, 0.25)
+        spacings = cell * np.linspace(0.9, 1.1, 17)
+        positions = cell + offsets[:, None, None] + spacings[None, :, None] * np.arange(10)
+        expected = np.minimum(np.interp(positions, np.arange(n), profile), 0.9).mean(axis=2)
+        assert np.array_equal(comb_totals()(profile, float(cell), offsets, spacings), expected)

@@ -346,6 +346,7 @@ def warm_up() -> None:
     from vision import gate, kinds
     from vision.cells import grown_ink
     from vision.load import area_means
+    from vision.locate import comb_totals
     from vision.mesh import best_paths
     from vision.recognise import calibrations, load_model
     from vision.render import blend, default_font, place
@@ -359,6 +360,7 @@ def warm_up() -> None:
     default_font()
     best_paths(np.zeros((2, 3), np.float32), np.ones((1, 2)), 1, 0.1)  # the compiled trace
     area_means()(np.zeros((3, 3), np.uint8), 3)  # the locator's small copy of a large photo
+    comb_totals()(np.zeros(4, np.float32), 1.0, np.zeros(1), np.ones(1))  # its corners' combs
     # the cut's digits (`vision.cells.digit_image`), on a cell of a grid as it cuts
     cell = np.zeros((2, 3), np.float32)[:, :2]
     grown_ink()(np.ones((2, 2), bool), np.ones((2, 2), np.int32), 2, cell, 0.1)
