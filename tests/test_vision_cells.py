@@ -328,3 +328,31 @@ def test_the_compiled_digit_is_the_numpy_one_to_the_bit():
         expected, expected_strong, expected_box = _digit_image_in_numpy(crop, faint, blob, low)
         assert np.array_equal(image, expected)
         assert (strong, box) == (expected_strong, expected_box)
+
+
+def test_the_compiled_cell_peaks_are_numpys():
+    """`vision.cells.cell_peaks` (the second look's specks) gives what slicing and masking
+    in numpy gives: each middle's darkest pixel off the lines, and the darkest around each
+    digit's widened ink box, NaN where the box covers the middle or the middle is empty."""
+    from vision.cells import cell_peaks
+
+    rng = np.random.default_rng(7)
+    dark = rng.random((90, 90)).astype(np.float32) * (rng.random((90, 90)) < 0.3)
+    lines = ((rng.random((90, 90)) < 0.1) * 255).astype(np.uint8)
+    corner = rng.integers(0, 80, (81, 2))
+    middles = np.concatenate([corner, corner + rng.integers(-1, 12, (81, 2))], axis=1)
+    ink = np.concatenate([corner, corner + rng.integers(0, 10, (81, 2))], axis=1)
+    ink = (ink + rng.integers(-4, 5, (81, 4))).astype(np.int32)
+    asked = rng.random(81) < 0.7
+    peaks, around = cell_peaks()(dark, lines, middles, ink, asked)
+    free = np.where(lines == 0, dark, 0.0)
+    for i, (a, b, c, d) in enumerate(middles):
+        empty = c <= a or d <= b
+        assert peaks[i] == (0.0 if empty else free[b:d, a:c].max())
+        paper = np.ones((max(d - b, 0), max(c - a, 0)), bool)
+        x0, y0, x1, y1 = ink[i] + (-2 - a, -2 - b, 2 - a, 2 - b)
+        paper[max(0, y0) : max(0, y1), max(0, x0) : max(0, x1)] = False
+        if empty or not asked[i] or not paper.any():
+            assert np.isnan(around[i])
+        else:
+            assert around[i] == free[b:d, a:c][paper].max()

@@ -393,13 +393,12 @@ def faint_level(
     """
     x0, y0, x1, y1 = inner.T
     mx, my = (x1 - x0) // 5, (y1 - y0) // 5  # the middle of a cell, clear of line edges
-    free = np.where(lines == 0, dark, 0.0)
-    middles = list(zip(x0 + mx, y0 + my, x1 - mx, y1 - my, strict=True))
-    peaks = np.array([free[b:d, a:c].max() if c > a and d > b else 0.0 for a, b, c, d in middles])
+    middles = np.stack([x0 + mx, y0 + my, x1 - mx, y1 - my], axis=1)
+    hand = found.sum() > len(found) // 2  # more digits than blanks: a page filled in by hand
+    peaks, around = cell_peaks()(dark, lines, middles, ink_boxes, found & hand)
     samples = [peaks[~found]]
-    if found.sum() > len(found) // 2:  # more digits than blanks: a page filled in by hand
-        around = [paper_peak(free, middles[i], ink_boxes[i]) for i in np.flatnonzero(found)]
-        samples.append(np.array([x for x in around if not np.isnan(x)]))
+    if hand:
+        samples.append(around[found & ~np.isnan(around)])
     specks = [float(np.median(x)) for x in samples if len(x) >= 20]
     if not specks or found.all():
         return None
@@ -410,18 +409,43 @@ def faint_level(
     return weak, look
 
 
-def paper_peak(free: np.ndarray, middle, ink_box) -> float:
-    """The darkest speck in a cell's middle outside its digit's ink box (widened by 2
-    pixels), NaN when the digit covers the middle."""
-    a, b, c, d = middle
-    if c <= a or d <= b:
-        return float("nan")
-    paper = np.ones((d - b, c - a), bool)
-    bx0, by0, bx1, by1 = np.asarray(ink_box) + (-2 - a, -2 - b, 2 - a, 2 - b)
-    paper[max(0, by0) : max(0, by1), max(0, bx0) : max(0, bx1)] = False
-    if not paper.any():
-        return float("nan")
-    return float(free[b:d, a:c][paper].max())
+def _cell_peaks(dark, lines, middles, ink_boxes, around_ink):
+    """Each cell's darkest speck in its middle (`middles`: x0, y0, x1, y1), grid line pixels
+    counting as paper (0 where the middle is empty); and where `around_ink`, the darkest
+    outside its digit's ink box widened by 2 pixels (NaN where the digit covers the middle,
+    or not asked). For `faint_level`. Compiled (`cell_peaks`): 81 slices and a masked max
+    each, a millisecond on a page filled in by hand, in one pass."""
+    peaks = np.zeros(len(middles))
+    around = np.full(len(middles), np.nan)
+    for i in range(len(middles)):
+        a, b, c, d = middles[i]
+        if c <= a or d <= b:
+            continue
+        peak = np.float32(0.0)  # darkness is never below 0
+        for y in range(b, d):
+            for x in range(a, c):
+                if lines[y, x] == 0 and dark[y, x] > peak:
+                    peak = dark[y, x]
+        peaks[i] = peak
+        if not around_ink[i]:
+            continue
+        bx0, by0 = max(ink_boxes[i, 0] - 2, a), max(ink_boxes[i, 1] - 2, b)
+        bx1, by1 = max(ink_boxes[i, 2] + 2, a), max(ink_boxes[i, 3] + 2, b)
+        seen, peak = False, np.float32(0.0)
+        for y in range(b, d):
+            for x in range(a, c):
+                if by0 <= y < by1 and bx0 <= x < bx1:
+                    continue  # the digit's box
+                speck = dark[y, x] if lines[y, x] == 0 else np.float32(0.0)
+                if not seen or speck > peak:
+                    seen, peak = True, speck
+        if seen:
+            around[i] = peak
+    return peaks, around
+
+
+# `_cell_peaks` compiled on first use; `vision.read.warm_up` loads it
+cell_peaks = on_first_use(_cell_peaks)
 
 
 def interiors(boxes: np.ndarray) -> np.ndarray:

@@ -344,7 +344,7 @@ def warm_up() -> None:
     from PIL import Image
 
     from vision import gate, kinds
-    from vision.cells import grown_ink
+    from vision.cells import cell_peaks, grown_ink
     from vision.load import area_means
     from vision.locate import comb_totals
     from vision.mesh import best_paths
@@ -364,6 +364,14 @@ def warm_up() -> None:
     # the cut's digits (`vision.cells.digit_image`), on a cell of a grid as it cuts
     cell = np.zeros((2, 3), np.float32)[:, :2]
     grown_ink()(np.ones((2, 2), bool), np.ones((2, 2), np.int32), 2, cell, 0.1)
+    middle = np.zeros((1, 4), np.int64)
+    cell_peaks()(
+        np.zeros((2, 2), np.float32),
+        np.zeros((2, 2), np.uint8),
+        middle,
+        middle.astype(np.int32),
+        np.ones(1, bool),
+    )
     # the compiled drawing (`vision.render.Page.stamp`), on a box of a photo as it draws
     place()(1, 1, 0.0, 0.0, 1.0, 1.0, 1.0, np.eye(3), np.eye(3), 4, 4)
     box = np.zeros((2, 3, 3), np.uint8)[:, :2]  # a view: rows apart, as in a photo
