@@ -1,11 +1,12 @@
 """Kernels compiled by numba on first use, not at import.
 
-A few of the reader's inner loops (the locator's small copy, the bent page's trace, the
-drawing) run far faster compiled, but importing numba and setting it up costs about a
-tenth of a second and its memory, which a process that only reads print, or never draws,
-need not pay at import. So each such kernel is a plain Python function, and the module
-keeps a getter that compiles it the first time it is asked for (cached on disk, like the
-solver's kernels); `vision.read.warm_up` asks for each before the first photo.
+A few of the reader's inner loops (the locator's small copy and corner combs, the bent
+page's trace, the cut's digits and specks, the drawing) run far faster compiled, but
+importing numba and setting it up costs about a tenth of a second and its memory, which a
+process that never reads a photo need not pay at import. So each such kernel is a plain
+Python function, and the module keeps a getter that compiles it the first time it is asked
+for (cached on disk, like the solver's kernels); `vision.read.warm_up` asks for each
+before the first photo.
 """
 
 from __future__ import annotations
