@@ -665,8 +665,11 @@ def beyond_doubt(reading: Reading, as_read: Candidate, limits: Limits):
     held[cells[:, None], values[PEERS]] = True
     held[:, 0] = False
     probed = float(np.where(held, 0.0, weight)[read].sum())
-    rivals = float(found) + probed
-    enough = min(RIVAL_ODDS, limits.max_hinge, 1.0 / limits.min_posterior - 1.0)
+    rivals = float(found) + probed * max(1.0, limits.missed_prior)  # several solutions weigh so
+    posterior = limits.min_posterior
+    enough = min(
+        RIVAL_ODDS, limits.max_hinge, (1.0 - posterior) / posterior if posterior else math.inf
+    )
     unexplored = math.expm1(float(np.log1p(weight.sum(axis=1)).sum()))
     if rivals >= enough or unexplored >= 1.0:
         return None
