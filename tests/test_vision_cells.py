@@ -356,3 +356,22 @@ def test_the_compiled_cell_peaks_are_numpys():
             assert np.isnan(around[i])
         else:
             assert around[i] == free[b:d, a:c][paper].max()
+
+
+def test_the_compiled_cell_interiors_are_the_slices():
+    """`vision.cells.cell_interiors` copies each asked interior's ink and owner as slicing
+    in turn does, a later cell over an earlier one where boxes overlap."""
+    from vision.cells import cell_interiors
+
+    rng = np.random.default_rng(9)
+    ink = ((rng.random((60, 70)) < 0.3) * 255).astype(np.uint8)
+    corner = rng.integers(0, 60, (81, 2))
+    inner = np.concatenate([corner, corner + rng.integers(0, 20, (81, 2))], axis=1)
+    skip = rng.random(81) < 0.3
+    inside, owner = cell_interiors()(ink, inner, skip)
+    expected, owners = np.zeros_like(ink), np.full(ink.shape, -1, np.int16)
+    for i, (x0, y0, x1, y1) in enumerate(inner):
+        if not skip[i]:
+            expected[y0:y1, x0:x1] = ink[y0:y1, x0:x1]
+            owners[y0:y1, x0:x1] = i
+    assert np.array_equal(inside, expected) and np.array_equal(owner, owners)

@@ -474,13 +474,7 @@ def digit_blobs(
     is empty when what it keeps is too small to be a printed digit, or fills the cell like
     a blot.
     """
-    inside = np.zeros_like(ink)
-    owner = np.full(ink.shape, -1, np.int16)
-    for i, (x0, y0, x1, y1) in enumerate(inner):
-        if skip[i]:
-            continue
-        inside[y0:y1, x0:x1] = ink[y0:y1, x0:x1]
-        owner[y0:y1, x0:x1] = i
+    inside, owner = cell_interiors()(np.ascontiguousarray(ink), inner, skip)
     # Grana's algorithm: measured 0.7 ms here against 1.6 ms for the default
     n, labels, stats, _ = cv2.connectedComponentsWithStatsWithAlgorithm(
         inside, 8, cv2.CV_32S, cv2.CCL_GRANA
@@ -520,6 +514,29 @@ def digit_blobs(
         x0, y0, x1, y1 = inner[i]
         blobs[i] = mine[labels[y0:y1, x0:x1]] == i
     return blobs
+
+
+def _cell_interiors(ink, inner, skip):
+    """The ink of the cell interiors `inner` (x0, y0, x1, y1) not in `skip`, paper elsewhere,
+    and which cell owns each pixel (-1 for none; a later cell over an earlier one). For
+    `digit_blobs`. Compiled (`cell_interiors`): two slice copies for each of 81 cells took
+    about 0.3 ms, the whole grid's pixels walked once far less."""
+    height, width = ink.shape
+    inside = np.zeros((height, width), ink.dtype)
+    owner = np.full((height, width), -1, np.int16)
+    for i in range(len(inner)):
+        if skip[i]:
+            continue
+        x0, y0, x1, y1 = inner[i]
+        for y in range(max(y0, 0), min(y1, height)):
+            for x in range(max(x0, 0), min(x1, width)):
+                inside[y, x] = ink[y, x]
+                owner[y, x] = i
+    return inside, owner
+
+
+# `_cell_interiors` compiled on first use; `vision.read.warm_up` loads it
+cell_interiors = on_first_use(_cell_interiors)
 
 
 def digit_image(

@@ -344,7 +344,7 @@ def warm_up() -> None:
     from PIL import Image
 
     from vision import gate, kinds
-    from vision.cells import cell_peaks, grown_ink
+    from vision.cells import cell_interiors, cell_peaks, grown_ink
     from vision.load import area_means
     from vision.locate import comb_totals
     from vision.mesh import best_paths
@@ -364,6 +364,7 @@ def warm_up() -> None:
     # the cut's digits (`vision.cells.digit_image`), on a cell of a grid as it cuts
     cell = np.zeros((2, 3), np.float32)[:, :2]
     grown_ink()(np.ones((2, 2), bool), np.ones((2, 2), np.int32), 2, cell, 0.1)
+    cell_interiors()(np.zeros((2, 2), np.uint8), np.zeros((1, 4), np.int64), np.zeros(1, bool))
     middle = np.zeros((1, 4), np.int64)
     cell_peaks()(
         np.zeros((2, 2), np.float32),
