@@ -583,10 +583,12 @@ def _grown_ink(blob, labels, count: int, crop, low: float):
     digit, 30 digits a grid), in float32 where they were."""
     h, w = blob.shape
     touched = np.zeros(count, np.bool_)
+    bx0, by0, bx1, by1 = w, h, -1, -1  # the blob's box
     for y in range(h):
         for x in range(w):
             if blob[y, x]:
                 touched[labels[y, x]] = True
+                bx0, bx1, by0, by1 = min(bx0, x), max(bx1, x), min(by0, y), y
     touched[0] = False
     digit = np.zeros((h, w), np.bool_)
     x0, y0, x1, y1 = w, h, -1, -1
@@ -596,12 +598,8 @@ def _grown_ink(blob, labels, count: int, crop, low: float):
                 digit[y, x] = True
                 x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), y
     if y1 - y0 + 1 > 0.95 * h or x1 - x0 + 1 > 0.95 * w:
-        x0, y0, x1, y1 = w, h, -1, -1
-        for y in range(h):
-            for x in range(w):
-                digit[y, x] = blob[y, x]
-                if blob[y, x]:
-                    x0, x1, y0, y1 = min(x0, x), max(x1, x), min(y0, y), y
+        digit[:, :] = blob
+        x0, y0, x1, y1 = bx0, by0, bx1, by1
     bh, bw = y1 - y0 + 1, x1 - x0 + 1
     values = np.empty(bh * bw, np.float32)
     n = 0
