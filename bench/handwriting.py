@@ -66,6 +66,7 @@ from vision.kinds import MODEL  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 FOLD_DIR = tc.CACHE / "folds"
+ERRATA = REPO / "bench" / "errata.csv"  # labels of ../shared that their photos contradict
 SETS = ("kubiesa", "wichtounet/mixed")
 CASES: list[str] = []  # the wrong entries called right, said after the table
 # P(wrong) of every right entry as the check weighs it, and of each simulated wrong entry
@@ -97,11 +98,35 @@ def ensure_folds(folds: int, retrain: bool, seed: int, only: list[int] | None = 
             tc.main([*common, "--hand-only", "--variants", "2"])
 
 
-def truth_of(photo: tc.LabelledPhoto) -> tuple[np.ndarray, np.ndarray]:
+def truth_of(photo: tc.LabelledPhoto, errata: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """(digit, kind) of each cell, with the `errata` for this photo's cells applied."""
     c = photo.classes
     digit = np.where(c == tc.CANDIDATES, 10, np.where(c >= 10, c - 9, c))
     kind = np.where(c == 0, ".", np.where(c == tc.CANDIDATES, "c", np.where(c >= 10, "w", "p")))
+    for cell, (labelled, shown) in (errata or {}).get(photo.path.name, {}).items():
+        if digit[cell] != labelled:
+            raise ValueError(f"{ERRATA.name}: {photo.path.name} {cell_name(cell)} is labelled"
+                             f" {digit[cell]}, not {labelled}")  # fmt: skip
+        digit[cell] = shown
     return digit, kind
+
+
+def read_errata(path: Path) -> dict[str, dict[int, tuple[int, int]]]:
+    """{photo name: {cell: (labelled, shown)}} from `bench/errata.csv`: labels the photo
+    itself shows to be wrong. Each is checked against the label it corrects (`truth_of`),
+    so a changed data set cannot be corrected by a stale line.
+
+    >>> read_errata(ERRATA)["image1036.jpg"]
+    {50: (4, 7)}
+    """
+    import csv
+
+    lines = [line for line in path.read_text().splitlines() if not line.startswith("#")]
+    errata: dict[str, dict[int, tuple[int, int]]] = {}
+    for row in csv.DictReader(lines):
+        cell = (int(row["cell"][1]) - 1) * 9 + int(row["cell"][3]) - 1
+        errata.setdefault(row["photo"], {})[cell] = (int(row["labelled"]), int(row["shown"]))
+    return errata
 
 
 def unique_solution_of(givens: np.ndarray) -> np.ndarray | None:
@@ -125,7 +150,9 @@ class Read:
     solution: np.ndarray | None  # of the true printed digits
 
 
-def read_all(sets, folds: int, shipped: bool, cached: bool = False) -> list[Read]:
+def read_all(
+    sets, folds: int, shipped: bool, cached: bool = False, errata: dict | None = None
+) -> list[Read]:
     """Every photo read by its fold's models (or the shipped ones). With `cached`, a
     photo's reading is kept under FOLD_DIR/reads/ keyed by the photo and its models'
     times, so that folds read while others still train are not read again: only for
@@ -144,7 +171,7 @@ def read_all(sets, folds: int, shipped: bool, cached: bool = False) -> list[Read
             k = tc.fold_of(photo.group, folds)
             model = MODEL if shipped else fold_model(k)
             os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
-            digit, kind = truth_of(photo)
+            digit, kind = truth_of(photo, errata)
             stamp = f"{photo.path}|{model.stat().st_mtime_ns}|"
             stamp += f"{hand_model_path(model).stat().st_mtime_ns}"
             key = FOLD_DIR / "reads" / f"{hashlib.sha1(stamp.encode()).hexdigest()[:16]}.pkl"
@@ -569,6 +596,10 @@ def main(argv: list[str] | None = None) -> int:
         "--crops", type=Path, default=None,
         help="write the crops of the wrong entries called right to this PNG, for a look",
     )  # fmt: skip
+    parser.add_argument(
+        "--as-labelled", action="store_true",
+        help=f"take ../shared's labels as they are, without {ERRATA.name}'s corrections",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     FOLD_DIR = args.fold_dir
     if not (SHARED / "datasets").is_dir():
@@ -594,7 +625,8 @@ def main(argv: list[str] | None = None) -> int:
             k: [p for p in v if tc.fold_of(p.group, args.folds) in args.split]
             for k, v in sets.items()
         }
-    reads = read_all(sets, args.folds, args.shipped, args.cached_reads)
+    errata = {} if args.as_labelled else read_errata(ERRATA)
+    reads = read_all(sets, args.folds, args.shipped, args.cached_reads, errata)
     by_set = {name: [r for r in reads if r.name == name] for name in SETS}
     other = dict(zip(SETS, SETS[::-1], strict=True))
     rates = {
@@ -709,6 +741,12 @@ def print_table(stats, rates, timed, recognise, args) -> None:
     print(f"hand-filled check bench: {held_out(args)}; load average {load:.1f}")
     if args.note:
         print(f"({args.note})")
+    if args.as_labelled:
+        print(f"truth: ../shared's labels as they are (--as-labelled: {ERRATA.name} not applied)")
+    else:
+        errata = read_errata(ERRATA)
+        print(f"truth: ../shared's labels, {sum(map(len, errata.values()))} hand labels corrected"
+              f" by bench/{ERRATA.name} (the photo shows another digit; --as-labelled: not)")  # fmt: skip
     for name in SETS:
         fitted = ", ".join(
             f"{ink} T={r.temperature:.2f} floor={r.floor:.1e} ({r.misread}/{r.cells} misread)"
