@@ -28,15 +28,18 @@ test: setup-dev
 	$(BIN)/pytest
 
 # Retrain the cell model (print, pen, pencil) into vision/models/cells.onnx, its hand
-# model (written digits) into cells.hand.onnx beside it and the reader's gate (a page surely
-# print alone) into cells.gate.onnx: needs ../shared, PyTorch (the train extra) and the
-# hand-writing fonts; about 27 minutes on two quiet cores. The hand model and the gate are
-# trained on two synthetic copies per photo (--variants 2), the cell model on one.
+# model (written digits) into cells.hand.onnx beside it, two more hand models from other
+# seeds for a second look at doubtful digits (cells.hand2.onnx, cells.hand3.onnx) and the
+# reader's gate (a page surely print alone) into cells.gate.onnx: needs ../shared, PyTorch
+# (the train extra) and the hand-writing fonts; about 45 minutes on two quiet cores. The hand
+# models and the gate are trained on two synthetic copies per photo (--variants 2), the cell
+# model on one.
 train: setup-dev
 	@sh .ci/system-packages $(APT_TRAIN)
 	$(BIN)/python -m pip install -q -e '.[dev,dask,train]'
 	$(BIN)/python -m api.train.cells --cell-only
 	$(BIN)/python -m api.train.cells --hand-only --variants 2
+	$(BIN)/python -m api.train.cells --seconds --variants 2
 	$(BIN)/python -m api.train.gate
 
 serve: setup

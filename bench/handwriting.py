@@ -62,7 +62,7 @@ from api.photo.entries import (  # noqa: E402
 )
 from api.scale.threads import limit_threads  # noqa: E402
 from vision.calibration import HandRates, fit_ink, save_hand  # noqa: E402
-from vision.kinds import MODEL  # noqa: E402
+from vision.kinds import MODEL, hand_model_path, second_hand_models  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 FOLD_DIR = tc.CACHE / "folds"
@@ -87,15 +87,21 @@ def fold_model(k: int) -> Path:
     return FOLD_DIR / f"fold{k}.onnx"
 
 
-def ensure_folds(folds: int, retrain: bool, seed: int, only: list[int] | None = None) -> None:
+def ensure_folds(
+    folds: int, retrain: bool, seed: int, only: list[int] | None = None, seconds: bool = True
+) -> None:
     FOLD_DIR.mkdir(parents=True, exist_ok=True)
     for k in range(folds) if only is None else only:
         if retrain or not fold_model(k).is_file():
             print(f"training fold {k} of {folds} (held out) ...", file=sys.stderr)
             common = ["--fold", str(k), "--folds", str(folds), "--out", str(fold_model(k)),
                       "--seed", str(seed)]  # fmt: skip
-            tc.main([*common, "--cell-only"])  # the same two steps as `make train`
+            tc.main([*common, "--cell-only"])  # the same steps as `make train`
             tc.main([*common, "--hand-only", "--variants", "2"])
+        if seconds and (retrain or len(second_hand_models(fold_model(k))) < len(tc.SECOND_SEEDS)):
+            print(f"training fold {k}'s second-look hand models ...", file=sys.stderr)
+            tc.main(["--fold", str(k), "--folds", str(folds), "--out", str(fold_model(k)),
+                     "--seconds", "--variants", "2"])  # fmt: skip
 
 
 def truth_of(photo: tc.LabelledPhoto, errata: dict | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -162,7 +168,6 @@ def read_all(
     import hashlib
     import pickle
 
-    from vision.kinds import hand_model_path
     from vision.read import read_photo
 
     out = []
@@ -173,7 +178,8 @@ def read_all(
             os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
             digit, kind = truth_of(photo, errata)
             stamp = f"{photo.path}|{model.stat().st_mtime_ns}|"
-            stamp += f"{hand_model_path(model).stat().st_mtime_ns}"
+            for hand in [hand_model_path(model), *second_hand_models(model)]:
+                stamp += f"|{hand.stat().st_mtime_ns}"
             key = FOLD_DIR / "reads" / f"{hashlib.sha1(stamp.encode()).hexdigest()[:16]}.pkl"
             if cached and key.is_file():
                 reading = pickle.loads(key.read_bytes())
@@ -559,7 +565,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--retrain", action="store_true")
     parser.add_argument(
         "--fold-dir", type=Path, default=FOLD_DIR,
-        help="where the fold models (foldK.onnx, foldK.hand.onnx) and cached readings are",
+        help="where the fold models (foldK.onnx, foldK.hand.onnx, foldK.hand2.onnx, ...)"
+        " and cached readings are",
     )  # fmt: skip
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json-out", type=Path)
@@ -597,6 +604,11 @@ def main(argv: list[str] | None = None) -> int:
         help="write the crops of the wrong entries called right to this PNG, for a look",
     )  # fmt: skip
     parser.add_argument(
+        "--no-seconds", action="store_true",
+        help="do not train missing second-look hand models (a fold dir without them is read"
+        " by its hand model alone, as before stop 45)",
+    )  # fmt: skip
+    parser.add_argument(
         "--as-labelled", action="store_true",
         help=f"take ../shared's labels as they are, without {ERRATA.name}'s corrections",
     )  # fmt: skip
@@ -610,7 +622,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     limit_threads(opencv=1)
     if not args.shipped:
-        ensure_folds(args.folds, args.retrain, args.seed, args.split)
+        ensure_folds(args.folds, args.retrain, args.seed, args.split, not args.no_seconds)
     started = time.time()
     wicht = tc.wichtounet_photos(SHARED)
     # Kubiesa's printed-vs-written truth, derived once by the training script (its

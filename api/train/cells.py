@@ -3,6 +3,7 @@
     pip install -e '.[train]'               # PyTorch (CPU) and onnx: training only
     python -m api.train.cells --cell-only   # all labelled photos -> vision/models/cells.onnx
     python -m api.train.cells --hand-only --variants 2   # its hand model, as shipped
+    python -m api.train.cells --seconds --variants 2     # the hand models' second look
     python -m api.train.cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
 
 Reproducible with `--seed` (default 7); `make train` runs the two steps as shipped, about 25
@@ -29,7 +30,10 @@ three channels) and beside it the hand model (`cells.hand.onnx`), which re-reads
 which digit a hand wrote, from the normalised digit image; it learns from the written
 cells above and from MNIST's real hands, slanted, stretched, thinned and blurred
 (`mnist_digits`), each batch turned, scaled, slanted and shifted afresh (`hand_augment`).
-`--hand-only` retrains just the hand model of an existing cell model.
+`--hand-only` retrains just the hand model of an existing cell model; `--seconds` trains
+two more hand models by the same recipe from other seeds (`cells.hand2.onnx`,
+`cells.hand3.onnx`), which read again the digits the hand model is unsure of
+(`vision.kinds.second_look`).
 
 Honest measurement: photos are split into folds by puzzle (the same puzzle photographed
 twice never sits on both sides), and `--fold k` trains on the other folds only, so
@@ -706,6 +710,11 @@ def kubiesa_photos(all_kub, letters: dict[str, str]) -> list[LabelledPhoto]:
     return out
 
 
+# The seeds of the second-look hand models (`vision.kinds.second_look`), written beside the
+# hand model as cells.hand2.onnx, cells.hand3.onnx (`--seconds`): the same recipe as it.
+SECOND_SEEDS = (8, 9)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--shared", type=Path, default=SHARED)
@@ -722,6 +731,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--cell-only", action="store_true", help="train the cell model, not its hand model"
     )
+    parser.add_argument(
+        "--seconds",
+        action="store_true",
+        help="keep the cell and hand models at --out, train the second-look hand models"
+        f" beside them (cells.hand2.onnx, ...: seeds {', '.join(map(str, SECOND_SEEDS))})",
+    )
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--fold", type=int, default=None, help="hold this fold out")
     parser.add_argument(
@@ -731,8 +746,18 @@ def main(argv: list[str] | None = None) -> None:
         help="Kubiesa's derived kinds (photo -> 81 letters): read, or derived and written",
     )
     args = parser.parse_args(argv)
+    if args.seconds:
+        for number, seed in enumerate(SECOND_SEEDS, start=2):
+            train_models(args, seed, True, args.out.with_suffix(f".hand{number}.onnx"))
+    else:
+        train_models(args, args.seed, args.hand_only, hand_model_path(args.out))
+
+
+def train_models(args, seed: int, hand_only: bool, hand_out: Path) -> None:
+    """The cell model at `args.out` (unless `hand_only` and it is there) and a hand model
+    at `hand_out` (unless `args.cell_only`), both from `seed`."""
     started = time.time()
-    rng = np.random.default_rng(args.seed)
+    rng = np.random.default_rng(seed)
     hand = Hand(rng, args.shared)
 
     def keep(group: str) -> bool:
@@ -747,10 +772,10 @@ def main(argv: list[str] | None = None) -> None:
     photos = all_wicht + kubiesa_photos(all_kub, letters)
     x, y = examples([p for p in photos if keep(p.group)], grids, hand, rng, args.variants)
     print(f"{len(x)} examples: {np.bincount(y, minlength=20).tolist()}", file=sys.stderr)
-    if args.hand_only and args.out.is_file():
+    if hand_only and args.out.is_file():
         model = None
     else:
-        model = train(x, y, class_weights(y), args.seed, args.epochs)
+        model = train(x, y, class_weights(y), seed, args.epochs)
         export(model, args.out)
     hand_model = None
     if not args.cell_only:
@@ -760,12 +785,12 @@ def main(argv: list[str] | None = None) -> None:
             hx,
             hy,
             np.ones(len(hy), np.float32),
-            args.seed,
+            seed,
             args.hand_epochs,
             hand_network,
             hand_augment,
         )
-        export(hand_model, hand_model_path(args.out), (1, 1, 28, 28))
+        export(hand_model, hand_out, (1, 1, 28, 28))
     if args.fold is not None:  # the held-out photos' real cells, as a quick check
         for source in ("wichtounet", "mixed", "kubiesa"):
             mine = [p for p in photos if p.source == source and not keep(p.group)]
@@ -792,8 +817,9 @@ def main(argv: list[str] | None = None) -> None:
                 f" {(guess == truth).mean():.4f}, photos all right {whole:.3f}",
                 file=sys.stderr,
             )
-    size = args.out.stat().st_size // 1024
-    print(f"wrote {args.out} ({size} KB) in {time.time() - started:.0f} s")
+    written = hand_out if model is None else args.out
+    size = written.stat().st_size // 1024
+    print(f"wrote {written} ({size} KB) in {time.time() - started:.0f} s")
 
 
 if __name__ == "__main__":
