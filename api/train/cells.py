@@ -6,8 +6,8 @@
     python -m api.train.cells --seconds --variants 2     # the hand models' second look
     python -m api.train.cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
 
-Reproducible with `--seed` (default 7); `make train` runs the two steps as shipped, about 25
-minutes on two quiet cores. It never runs at import.
+Reproducible with `--seed` (default 7); `make train` runs the three steps as shipped, about
+40 minutes on two quiet cores. It never runs at import.
 It lives in `api`, not `vision`, because checking the labels needs the solver (a puzzle's
 printed digits must have exactly one solution) and `vision` never imports `solver`.
 
