@@ -671,7 +671,7 @@ def main(argv: list[str] | None = None) -> int:
                 pasted(r, result, donors[r.name], files[r.name], rng, s, double, today)
     pipeline.correct = timed.now
     os.environ.pop("SUDOKU_LENS_HAND_RATES", None)
-    print_table(stats, rates, timed, recognise, args)
+    print_table(stats, rates, timed, recognise, args, errata)
     if args.write_calibration:
         both = fit_rates(reads, f"kubiesa and wichtounet/mixed ({held_out(args)})")
         save_hand(both)
@@ -747,7 +747,7 @@ def held_out(args) -> str:
     return f"held out by puzzle: {args.folds} folds"
 
 
-def print_table(stats, rates, timed, recognise, args) -> None:
+def print_table(stats, rates, timed, recognise, args, errata: dict) -> None:
     total = sum(stats.values(), Counter())
     load = os.getloadavg()[0]
     print(f"hand-filled check bench: {held_out(args)}; load average {load:.1f}")
@@ -756,7 +756,6 @@ def print_table(stats, rates, timed, recognise, args) -> None:
     if args.as_labelled:
         print(f"truth: ../shared's labels as they are (--as-labelled: {ERRATA.name} not applied)")
     else:
-        errata = read_errata(ERRATA)
         print(f"truth: ../shared's labels, {sum(map(len, errata.values()))} hand labels corrected"
               f" by bench/{ERRATA.name} (the photo shows another digit; --as-labelled: not)")  # fmt: skip
     for name in SETS:
