@@ -50,11 +50,14 @@ REFINE_LOSS = 0.25
 class Located:
     """Where the grid is: corners (4, 2) float32 TL, TR, BR, BL in image pixels; its score;
     on a bent page the crossings of its curved lines (10, 10, 2) in image pixels
-    (`vision.mesh`), else None."""
+    (`vision.mesh`), else None. cut_off: a page's other grid that runs off the photo's
+    edge (`locate_grids`): its corners are those of the part in view, and it is not read.
+    """
 
     corners: np.ndarray
     score: float
     mesh: np.ndarray | None = None
+    cut_off: bool = False
 
 
 def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
@@ -88,7 +91,77 @@ def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
     small, scale = downscale(image, max_side)
     best = best_candidate(small)
     if best is None:
-        raise NoGridFound("no sudoku grid found in the photo (no 9×9 line pattern anywhere)")
+        raise NoGridFound(NO_GRID)
+    return at_full_size(image, small, scale, best)
+
+
+NO_GRID = "no sudoku grid found in the photo (no 9×9 line pattern anywhere)"
+# A page's other grids may be much smaller than its main one (yesterday's solution beside
+# today's puzzle, six puzzles on a sheet): their outlines are looked for down to this share
+# of the photo's area, a grid a sixteenth of the photo's side.
+PAGE_MIN_AREA = 0.004
+MAX_GRIDS = 12  # no page prints more; a photo showing more is a wallpaper of grids
+
+
+def locate_grids(
+    image: np.ndarray, *, max_side: int = LOCATE_SIDE, limit: int = MAX_GRIDS
+) -> list[Located]:
+    """Every sudoku grid in the image, the most sudoku-like first.
+
+    People photograph pages: a puzzle book prints two to six grids a page, a newspaper an
+    easy and a hard one beside yesterday's small solution. The main grid is the one
+    `locate_grid` takes (so a photo of one grid is located exactly as before); the others
+    are every candidate scoring as a grid that overlaps no grid taken before it
+    (`page_grids`). A grid that holds two or more smaller grids is a block of them (a
+    sheet's frame, four touching grids), never one grid: its grids are taken instead.
+
+    Raises
+    ------
+    NoGridFound
+        When nothing in the image looks like a sudoku grid.
+
+    Examples
+    --------
+    >>> from vision.load import load_image
+    >>> [round(g.score, 1) > 0 for g in locate_grids(load_image("samples/sheet-01.jpg"))]
+    [True]
+    """
+    gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    small, scale = downscale(gray, max_side)
+
+    def is_grid(quad: np.ndarray) -> bool:  # measured at full size: the cells' own ink
+        cut_off = touches_frame(quad, small.shape)
+        quad = (quad + 0.5) / scale - 0.5
+        if not MIN_DIGIT_HEIGHT <= digit_height(gray, quad) <= MAX_DIGIT_HEIGHT:
+            return False
+        across, down = box_lines(gray, quad)
+        return (max if cut_off else min)(across, down) >= MIN_BOX_LINES
+
+    grids = page_grids(small, is_grid)[:limit]
+    if not grids:
+        raise NoGridFound(NO_GRID)
+    found = [at_full_size(gray, small, scale, grids[0])]
+    for grid in grids[1:]:
+        if touches_frame(grid.corners, small.shape):  # only a part of it is in view
+            corners = (grid.corners + 0.5) / scale - 0.5
+            found.append(Located(corners.astype(np.float32), grid.score, cut_off=True))
+        else:
+            found.append(at_full_size(gray, small, scale, grid))
+    return found
+
+
+# A printed digit stands about 0.6 of its cell high (0.5 to 0.8 on every grid of the
+# samples, Wicht's and Kubiesa's pages and the sheets), a box of a small grid's taken for
+# a grid 1.8, the text in a framed box 0.3.
+MIN_DIGIT_HEIGHT, MAX_DIGIT_HEIGHT = 0.4, 1.2
+# A grid's eight box lines each show long strokes on at least 0.76 of their length more
+# than its cell middles do (every whole grid of the samples, Wicht's and Kubiesa's photos
+# and the sheets); a framed box of text 0.02, the cut part of a grid 0.3 or less.
+MIN_BOX_LINES = 0.4
+
+
+def at_full_size(image: np.ndarray, small: np.ndarray, scale: float, best: Located) -> Located:
+    """A grid found in the small copy, its corners refined on the full-resolution image."""
     corners = (best.corners + 0.5) / scale - 0.5  # pixel centres of the small copy
     if best.mesh is not None:  # a bent grid: its corners are the mesh's, no straight fit
         mesh = (best.mesh + 0.5) / scale - 0.5
@@ -103,40 +176,120 @@ def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
     return Located(corners.astype(np.float32), best.score)
 
 
-def best_candidate(gray: np.ndarray) -> Located | None:
+def best_candidate(gray: np.ndarray, others: list[Located] | None = None) -> Located | None:
     """The best-scoring candidate above MIN_SCORE, else None.
 
     Thresholds are tried from the most to the least often right; the search stops as soon
     as a clearly sudoku-like grid is found (most photos need only the first). The winner
     may then be traced as a bent grid (`bent_grid`) or, flat and doubtful, grown to the
     whole grid it is part of (`grown_grid`).
+
+    `others`, when given, is filled with every candidate scored and with the page's other
+    grids (`page_grids`): the squarish outlines outside the best, down to `PAGE_MIN_AREA`
+    of the photo, that would not have been scored for being too small to outrank it. The
+    best is chosen exactly as without them.
     """
-    min_area = 0.02 * gray.shape[0] * gray.shape[1]
+    area = gray.shape[0] * gray.shape[1]
+    min_area = 0.02 * area
     tolerance = 0.02 * max(gray.shape)
     seen: list[np.ndarray] = []
+    seen_small: list[np.ndarray] = []
     best: Located | None = None
     candidates = []
     for binary in binarisations(gray):
-        fresh = deduplicate(contour_quads(binary, min_area), tolerance, seen)
+        contours = outlines(binary, PAGE_MIN_AREA * area if others is not None else min_area)
+        fresh = deduplicate(contour_quads(contours, min_area), tolerance, seen)
         for quad in sorted(fresh, key=lambda q: -quad_area(q)):  # largest first: see below
             if best is not None and MAX_SCORE + 0.1 * np.log(quad_area(quad)) < rank(best):
                 # too small to outrank the best even as a perfect grid (a box, a cell, the
                 # small solution grid): its score would change nothing, so it is not taken
                 # (about 0.6 ms each); `bent_grid` and `grown_grid` look only at larger ones
                 candidates.append(Located(quad, 0.0))
+                if others is not None and another_grid(quad, best):
+                    others.append(Located(quad, grid_score(gray, quad)))
                 continue
             candidate = Located(quad, grid_score(gray, quad))
             candidates.append(candidate)
             if candidate.score >= MIN_SCORE and (best is None or rank(candidate) > rank(best)):
                 best = candidate
+        if others is not None:
+            outside = None if best is None else best.corners
+            small = contour_quads(contours, 0.0, below=min_area, outside=outside)
+            for quad in deduplicate(small, tolerance, seen_small):
+                if squarish(quad, PAGE_SQUARISH):
+                    others.append(Located(quad, grid_score(gray, quad)))
         if best is not None and best.score >= GOOD_SCORE:
             break
+    if others is not None:
+        others.extend(c for c in candidates if c.score > 0)
     located = bent_grid(gray, candidates, best) or best
     if located is not None and located.mesh is None and located.score < GOOD_SCORE:
         grown = grown_grid(gray, located)
         if grown is not None and grown.score > located.score + GROWN_GAIN:
             return grown
     return located
+
+
+# A grid photographed at an angle is less square than flat; a page's other grids are
+# scored when their outline is no more than this much longer one way than the other.
+PAGE_SQUARISH = 1.6
+
+
+def another_grid(quad: np.ndarray, best: Located) -> bool:
+    """Whether a quad too small to outrank the best may be a page's other grid: squarish,
+    and not within the best (its boxes and cells)."""
+    return squarish(quad, PAGE_SQUARISH) and not inside(quad.mean(axis=0), best.corners)
+
+
+def page_grids(gray: np.ndarray, is_grid=None) -> list[Located]:
+    """Every grid in a small grey copy of a photo: the main one (`best_candidate`), then
+    each other candidate scoring as a grid, best ranked first, that overlaps none taken.
+
+    The main grid is dropped for the grids it holds when it holds two that are apart from
+    each other and no larger than half of it: a sheet's frame round its six grids, or four
+    touching grids whose outline, seen as one grid, puts a line where every cell's middle
+    should be. Its lines then score low, but grown from one of its grids (`grown_grid`)
+    or traced through a sheet's lines it can win.
+
+    `is_grid(quad)`, when given, says whether a candidate other than the main grid is one
+    on a closer look (`locate_grids`).
+    """
+    scored: list[Located] = []
+    main = best_candidate(gray, scored)
+    if main is None:
+        return []
+    good = sorted((c for c in scored if c.score >= MIN_SCORE), key=rank, reverse=True)
+
+    def grid(candidate: Located) -> bool:
+        return is_grid is None or is_grid(candidate.corners)
+
+    held = [c for c in good if holds(main.corners, c.corners) and grid(c)]
+    apart = any(not overlap(a.corners, b.corners) for a, b in itertools.combinations(held, 2))
+    taken = [] if apart else [main]
+    for candidate in good:
+        if not any(overlap(candidate.corners, t.corners) for t in taken) and grid(candidate):
+            taken.append(candidate)
+    return taken
+
+
+def inside(point: np.ndarray, outline: np.ndarray) -> bool:
+    """Whether a point (x, y) lies within the outline (a convex quadrilateral)."""
+    x, y = float(point[0]), float(point[1])
+    return cv2.pointPolygonTest(outline.reshape(-1, 1, 2), (x, y), False) >= 0
+
+
+def holds(outline: np.ndarray, quad: np.ndarray) -> bool:
+    """Whether `quad` is a grid within `outline` no larger than half of it."""
+    return inside(quad.mean(axis=0), outline) and quad_area(quad) <= 0.5 * quad_area(outline)
+
+
+def overlap(a: np.ndarray, b: np.ndarray) -> bool:
+    """Whether two quadrilaterals share more than a tenth of the smaller one's area: a
+    grid and a part of it or the grid grown round it, never two grids of a page (at most
+    their borders touch)."""
+    a, b = np.float32(a).reshape(-1, 1, 2), np.float32(b).reshape(-1, 1, 2)
+    shared, _ = cv2.intersectConvexConvex(a, b)
+    return shared > 0.1 * min(quad_area(a.reshape(4, 2)), quad_area(b.reshape(4, 2)))
 
 
 # how much better than the chosen grid a whole grid grown from it must score
@@ -298,16 +451,30 @@ def line_mask(ink: np.ndarray) -> np.ndarray:
     return horizontal | vertical
 
 
-def contour_quads(binary: np.ndarray, min_area: float) -> list[np.ndarray]:
-    """A quadrilateral fitted to every large contour's convex hull."""
+def outlines(binary: np.ndarray, min_area: float) -> list[np.ndarray]:
+    """Every contour of a mask enclosing at least `min_area` pixels."""
     contours, _ = cv2.findContours(binary, cv2.RETR_LIST, cv2.CHAIN_APPROX_SIMPLE)
+    return [c for c in contours if cv2.contourArea(c) >= min_area]
+
+
+def contour_quads(
+    contours: list[np.ndarray],
+    min_area: float,
+    below: float = np.inf,
+    outside: np.ndarray | None = None,
+) -> list[np.ndarray]:
+    """A quadrilateral fitted to every contour's convex hull of `min_area` or more (and
+    under `below`), the contours centred within `outside` (a grid found) passed over
+    before their hull is taken: a grid's own cells and boxes."""
     quads = []
     for contour in contours:
-        if cv2.contourArea(contour) < min_area:
-            continue
         hull = cv2.convexHull(contour)
-        if cv2.contourArea(hull) < min_area:
+        if not min_area <= cv2.contourArea(hull) < below:
             continue
+        if outside is not None:
+            x, y, w, h = cv2.boundingRect(contour)
+            if inside(np.float32([x + w / 2, y + h / 2]), outside):
+                continue
         quad = hull_quad(hull.reshape(-1, 2).astype(np.float32))
         if quad is not None:
             quads.append(quad)
@@ -406,6 +573,14 @@ def grid_score(gray: np.ndarray, quad: np.ndarray) -> float:
 def square_score(warped: np.ndarray) -> float:
     """`grid_score` of a grid already warped to 9 cells of CHECK_CELL pixels inside a margin
     of half a cell."""
+    rows, cols = line_profiles(warped)
+    margin = CHECK_CELL // 2
+    return (line_evidence(rows, CHECK_CELL, margin) + line_evidence(cols, CHECK_CELL, margin)) / 2
+
+
+def line_profiles(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The share of each row and each column of a grid warped as `square_score` takes it
+    that is long strokes: lines, not digits."""
     cell = CHECK_CELL
     side, margin = 9 * cell, cell // 2
     ink = cv2.adaptiveThreshold(
@@ -414,7 +589,59 @@ def square_score(warped: np.ndarray) -> float:
     inside = slice(margin, margin + side)
     rows = long_strokes(ink, horizontal=True, length=cell * 3 // 5)[:, inside].mean(axis=1)
     cols = long_strokes(ink, horizontal=False, length=cell * 3 // 5)[inside, :].mean(axis=0)
-    return (line_evidence(rows, cell, margin) + line_evidence(cols, cell, margin)) / 2
+    return rows, cols
+
+
+def box_lines(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+    """The weakest of a candidate's four box lines across, and of its four down (its border
+    and the lines between its boxes), each less the mean of its cell middles.
+
+    The thick lines are a sudoku's mark whatever the print: a sheet's hairlines blur away
+    in a photo of the whole page, but its box lines stay. A framed box of text (an
+    advertisement beside the puzzle) has its border but no lines across its middle, and
+    `grid_score`, an average, can still pass it: a page's other grids must show all eight
+    (`locate_grids`). A grid cut off by the photo's edge shows the four that run along the
+    cut.
+    """
+    cell = CHECK_CELL
+    side, margin = 9 * cell, cell // 2
+    homography = square_homography(quad, side, margin)
+    warped = cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
+    reach = min(max(1, cell // 6), margin)
+    weakest = []
+    for profile in line_profiles(warped):
+        windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
+        lines = windows[margin - reach + cell * np.arange(0, 10, 3)].max(axis=1)
+        middles = windows[margin - reach + cell * np.arange(9) + cell // 2].mean(axis=1)
+        weakest.append(float(lines.min() - middles.mean()))
+    return weakest[0], weakest[1]
+
+
+def digit_height(gray: np.ndarray, quad: np.ndarray) -> float:
+    """The median height of the ink marks inside a candidate, in its cells: about 0.6 in a
+    grid of printed digits, about 2 in a 3 x 3 box of a small grid taken for a grid (each
+    of its digits spans three of the box's would-be cells); NaN where there are none.
+
+    `grid_score` averages the lines, so such a box, whose four lines fall where four of
+    the ten are expected, can pass for a grid: a page's other grids must hold digits of
+    their cells' size (`locate_grids`).
+    """
+    cell = CHECK_CELL
+    side, margin = 9 * cell, cell // 2
+    homography = square_homography(quad, side, margin)
+    warped = cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
+    ink = cv2.adaptiveThreshold(
+        warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
+    )
+    long = 5 * cell // 2  # longer than any digit of either: the lines go, the digits stay
+    lines = long_strokes(ink, horizontal=True, length=long) | long_strokes(
+        ink, horizontal=False, length=long
+    )
+    marks = ink & ~cv2.dilate(lines, np.ones((3, 3), np.uint8))
+    _, _, stats, _ = cv2.connectedComponentsWithStats(marks[margin:-margin, margin:-margin])
+    heights = stats[1:, cv2.CC_STAT_HEIGHT]
+    heights = heights[(heights >= cell // 4) & (stats[1:, cv2.CC_STAT_AREA] >= cell)]
+    return float(np.median(heights)) / cell if len(heights) else float("nan")
 
 
 def long_strokes(ink: np.ndarray, horizontal: bool, length: int) -> np.ndarray:
