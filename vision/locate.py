@@ -269,7 +269,77 @@ def page_grids(gray: np.ndarray, is_grid=None) -> list[Located]:
     for candidate in good:
         if not any(overlap(candidate.corners, t.corners) for t in taken) and grid(candidate):
             taken.append(candidate)
-    return taken
+    return taken + touching_grids(gray, taken, grid)
+
+
+SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # right, left, below, above: in a grid's square
+
+
+def touching_grids(gray: np.ndarray, taken: list[Located], is_grid) -> list[Located]:
+    """The grids printed edge to edge with those taken, and with those in turn.
+
+    Grids that touch share their border: their ink is one outline, and no contour closes
+    round any one of them but the block's, which is no grid (`page_grids`). So beside each
+    grid whose border runs on past its corners (`border_runs_on`), the square of its own
+    size and perspective is scored as a candidate."""
+    found: list[Located] = []
+    queue = list(taken)
+    while queue:
+        grid = queue.pop()
+        to_photo = np.linalg.inv(square_homography(grid.corners, 1.0))
+        for dx, dy in SIDES:
+            if not border_runs_on(gray, to_photo, dx, dy):
+                continue
+            square = np.float32([[[dx, dy], [dx + 1, dy], [dx + 1, dy + 1], [dx, dy + 1]]])
+            quad = cv2.perspectiveTransform(square, to_photo)[0]
+            if touches_frame(quad, gray.shape) or any(
+                overlap(quad, t.corners) for t in taken + found
+            ):
+                continue
+            candidate = Located(quad.astype(np.float32), grid_score(gray, quad))
+            if candidate.score >= MIN_SCORE and is_grid(candidate):
+                found.append(candidate)
+                queue.append(candidate)
+    return found
+
+
+def border_runs_on(gray: np.ndarray, to_photo: np.ndarray, dx: int, dy: int) -> bool:
+    """Whether both border lines of a grid that meet its side towards (dx, dy) run on past
+    it for half a grid, as dark as they are along the grid: a neighbour's border.
+
+    Sampled at 24 points on each line, each the darkest pixel of the 5 x 5 around it (the
+    corners of a candidate are its outline's, up to two pixels off the line's middle on
+    the small copy), against the ink of the grid's own border and the paper
+    in its first cells' middles."""
+    steps = np.linspace(0.05, 0.95, 24)
+    beyond = np.linspace(1.03, 1.5, 24)
+    lines = []
+    for edge in (0.0, 1.0):  # the two borders across the shared side
+        along, past, paper = (
+            np.stack([steps, np.full(24, edge)], 1),
+            np.stack([beyond, np.full(24, edge)], 1),
+            np.stack([steps, np.full(24, abs(edge - 1 / 18))], 1),
+        )
+        lines.append((along, past, paper))
+    flip = dx == 0  # above and below: the same along the other axis
+    sign = -1 if dx + dy < 0 else 1
+    height, width = gray.shape[:2]
+    for along, past, paper in lines:
+        levels = []
+        for points in (along, past, paper):
+            points = points[:, ::-1] if flip else points
+            if sign < 0:  # towards the left or above: mirrored about the square's middle
+                points = points.copy()
+                points[:, 1 if flip else 0] = 1 - points[:, 1 if flip else 0]
+            xy = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32), to_photo)
+            x = np.clip(np.rint(xy[:, 0, 0]).astype(int), 2, width - 3)
+            y = np.clip(np.rint(xy[:, 0, 1]).astype(int), 2, height - 3)
+            around = [gray[y + i, x + j] for i in range(-2, 3) for j in range(-2, 3)]
+            levels.append(np.min(around, axis=0).astype(np.float64))
+        ink, paper = np.median(levels[0]), np.median(levels[2])
+        if paper - ink < 20 or np.mean(levels[1] < (ink + paper) / 2) < 0.8:
+            return False
+    return True
 
 
 def inside(point: np.ndarray, outline: np.ndarray) -> bool:
