@@ -8,16 +8,19 @@
 
 from vision.errors import ImageTooLarge, NoGridFound, NotAnImage, Unreadable, VisionError
 from vision.load import load_image
-from vision.read import Reading, read_image, read_photo
+from vision.read import Page, Reading, locate_page, read_image, read_located, read_photo
 
 __all__ = [
     "ImageTooLarge",
     "NoGridFound",
     "NotAnImage",
+    "Page",
     "Reading",
     "Unreadable",
     "VisionError",
     "load_image",
+    "locate_page",
     "read_image",
+    "read_located",
     "read_photo",
 ]

@@ -44,7 +44,7 @@ from vision.kinds import (
 )
 from vision.kinds import model_path as cell_model_path
 from vision.load import MAX_PIXELS, as_bgr, load_image
-from vision.locate import Located, locate_grid
+from vision.locate import Located, locate_grid, locate_grids
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
 from vision.typeface import kinds_by_typeface, kinds_unlike_the_print, kinds_without_a_hand
@@ -163,6 +163,47 @@ def read_photo(
     )
     reading.timings["load"] += load_ms
     return reading
+
+
+@dataclass
+class Page:
+    """A decoded photo and every grid located in it, the main one first (`locate_grids`).
+
+    A page holds several grids: they are all found first, then each is read by one call of
+    `read_located`, as a photo's single grid is. image: the full-resolution BGR photo;
+    gray: the same in grey; grids: where each grid is; timings: load and locate, in ms.
+    """
+
+    image: np.ndarray
+    gray: np.ndarray
+    grids: list[Located]
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def locate_page(source: bytes | str | Path | np.ndarray, *, max_pixels: int = MAX_PIXELS) -> Page:
+    """Load a photo and find every sudoku grid in it.
+
+    Raises
+    ------
+    NotAnImage, ImageTooLarge, Unreadable
+        The source is not a usable image.
+    NoGridFound
+        No sudoku grid in it.
+
+    Examples
+    --------
+    >>> page = locate_page("samples/sheet-01.jpg")
+    >>> len(page.grids), sorted(page.timings)
+    (1, ['load', 'locate'])
+    """
+    timings: dict[str, float] = {}
+    clock = Stopwatch(timings)
+    image = load_image(source, max_pixels=max_pixels)
+    clock.lap("load")
+    gray = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+    grids = locate_grids(gray)
+    clock.lap("locate")
+    return Page(image, gray, grids, timings)
 
 
 def read_image(

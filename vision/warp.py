@@ -244,3 +244,49 @@ def turn_boxes(boxes: np.ndarray, side: int, k: int) -> np.ndarray:
         x0, y0, x1, y1 = boxes.T
         boxes = np.stack([y0, side - x1, y1, side - x0], axis=1)
     return boxes
+
+
+def reading_order(outlines: list[np.ndarray], homography: np.ndarray) -> list[int]:
+    """The order a person reads a page's grids in: top to bottom, then left to right,
+    along the page's own axes, which `homography` (photo -> one grid's upright square)
+    gives; a page photographed turned or tilted reads as printed, not as the photo lies.
+
+    Two grids stand in one row when their extents down the page overlap by half of the
+    smaller one's: a newspaper's puzzle and the small solution grid beside it.
+
+    Parameters
+    ----------
+    outlines : list of ndarray, each (4, 2)
+        Each grid's corners in the photo.
+    homography : ndarray, shape (3, 3)
+
+    Returns
+    -------
+    list of int
+        Indices into `outlines`.
+
+    Examples
+    --------
+    >>> square = np.float32([[0, 0], [10, 0], [10, 10], [0, 10]])
+    >>> grids = [square + (20, 0), square + (0, 2), square + (0, 20)]
+    >>> reading_order(grids, np.eye(3))
+    [1, 0, 2]
+    >>> turned = np.array([[0, 1, 0], [-1, 0, 100], [0, 0, 1]], float)  # photo turned a quarter
+    >>> reading_order(grids, turned)
+    [0, 1, 2]
+    """
+    boxes = []
+    for outline in outlines:
+        upright = to_square(outline, homography)
+        boxes.append((*upright.min(axis=0), *upright.max(axis=0)))  # left, top, right, bottom
+    rows: list[list[int]] = []
+    for i in sorted(range(len(boxes)), key=lambda i: boxes[i][1]):
+        top, bottom = boxes[i][1], boxes[i][3]
+        if rows:
+            first = boxes[rows[-1][0]]
+            shared = min(bottom, first[3]) - max(top, first[1])
+            if shared > 0.5 * min(bottom - top, first[3] - first[1]):
+                rows[-1].append(i)
+                continue
+        rows.append([i])
+    return [i for row in rows for i in sorted(row, key=lambda i: boxes[i][0])]

@@ -14,7 +14,7 @@ raises a `vision.VisionError`, whose message is meant for the user.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, get_args
 
 import numpy as np
@@ -44,6 +44,7 @@ from api.photo.schema import (
     CandidatesModel,
     CompletionModel,
     CorrectionModel,
+    GridModel,
     HintModel,
     MistakeModel,
     PhotoResultModel,
@@ -91,6 +92,12 @@ class PhotoResult:
     hint: object | None = None  # a solver.logic Step (hint mode)
     # several solutions: (cell, digits) where one added digit makes the puzzle unique
     completions: tuple[tuple[int, tuple[int, ...]], ...] = ()
+    # a page's grids (`solve_photo`): its number in reading order (1-based), whether it is a
+    # puzzle or a printed solution (None: cut off, not read), and every grid of the photo
+    # in reading order, this one among them (the photo's own result only)
+    number: int = 1
+    kind: str | None = "puzzle"
+    grids: tuple[PhotoResult, ...] = ()
 
     @property
     def solved(self) -> bool:
@@ -136,10 +143,20 @@ class PhotoResult:
 
     def to_model(self, *, file: str | None = None, output: str | None = None) -> PhotoResultModel:
         """The JSON-ready result (see api.photo.schema), without the images."""
-        conf = None if self.confidence is None else [round(float(c), 4) for c in self.confidence]
         return PhotoResultModel(
             file=file,
             output=output,
+            grids=[
+                GridModel(number=grid.number, kind=grid.kind, **grid._fields())
+                for grid in self.grids
+            ],
+            **self._fields(),
+        )
+
+    def _fields(self) -> dict:
+        """This grid's fields of the JSON (`api.photo.schema.GridFields`)."""
+        conf = None if self.confidence is None else [round(float(c), 4) for c in self.confidence]
+        return dict(
             status=self.status,
             message=self.message,
             givens=self.givens,
@@ -220,7 +237,12 @@ def solve_photo(
     use_rules: bool = True,
     mode: str = "solve",
 ) -> PhotoResult:
-    """Read, correct, solve and draw one photo.
+    """Read, correct, solve and draw every grid of one photo.
+
+    A photo may hold several grids (a puzzle book's page, a newspaper's easy and hard
+    puzzles beside yesterday's solution): each is read, judged and drawn on its own, in
+    the page's reading order (`grids`). The result's own fields describe the first puzzle
+    among them, so that a client knowing one grid a photo reads it as before.
 
     Parameters
     ----------
@@ -229,11 +251,11 @@ def solve_photo(
     engine : str, optional
         The recogniser (`vision.recognise.ENGINES`; None: its default).
     render : bool
-        Draw the solution onto the photo (solved photos only) into `overlay`.
+        Draw the solutions onto the photo (solved grids only) into `overlay`.
     encode : {"jpeg", "png"}, optional
         Also encode the overlay into `overlay_bytes`.
     outline : bool
-        Draw the found grid's edge too.
+        Draw the found grids' edges too.
     max_pixels : int, optional
         Width x height above which the photo is refused (None: `vision.load.MAX_PIXELS`).
     use_rules : bool
@@ -257,33 +279,94 @@ def solve_photo(
     >>> result = solve_photo("samples/sheet-01.jpg", encode="jpeg")
     >>> result.status, result.solution[:9], result.overlay_bytes[:2]
     ('solved', '975346182', b'\\xff\\xd8')
+    >>> [(grid.number, grid.kind, grid.status) for grid in result.grids]
+    [(1, 'puzzle', 'solved')]
     """
-    from vision import NoGridFound, read_photo
+    from vision import NoGridFound, locate_page
 
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose one of {', '.join(MODES)}")
     start = time.perf_counter()
     kwargs = {} if max_pixels is None else {"max_pixels": max_pixels}
-    try:  # a check or a hint is always about the person's entries: the cell model reads
-        reading = read_photo(source, engine=engine, gate=mode == "solve", **kwargs)
+    try:
+        page = locate_page(source, **kwargs)
     except NoGridFound as error:
         return PhotoResult("no_grid", str(error), timings={"total": _ms(start)}, mode=mode)
-    timings = dict(reading.timings)
-    reading, result = judged(reading, timings, use_rules=use_rules, mode=mode, engine=engine)
-    if result.solved and (render or encode):
+    timings = dict(page.timings)
+    grids = in_reading_order(
+        [
+            solve_grid(page, located, engine=engine, use_rules=use_rules, mode=mode)
+            for located in page.grids
+        ]
+    )
+    for number, (_, grid) in enumerate(grids, 1):
+        grid.number = number
+        for stage, ms in grid.timings.items():
+            timings[stage] = timings.get(stage, 0.0) + ms
+    drawn = [(r, g) for r, g in grids if r is not None and g.solved and g.kind == "puzzle"]
+    overlay = None
+    if drawn and (render or encode):
         # the photo decoded here is drawn on as it is (a copy is 7 ms at 12 MP); an array
         # the caller gave stays untouched
-        mine = not (isinstance(source, np.ndarray) and np.shares_memory(source, reading.image))
-        result.overlay = _draw(reading, result, outline, timings, inplace=mine)
-        if encode:
-            from vision.render import encode as encode_image
+        mine = not (isinstance(source, np.ndarray) and np.shares_memory(source, page.image))
+        canvas = page.image if mine else page.image.copy()
+        for reading, grid in drawn:
+            reading.image = canvas
+            overlay = _draw(reading, grid, outline, timings, inplace=True)
+    main = next((g for _, g in grids if g.kind == "puzzle"), grids[0][1])
+    result = replace(main, grids=tuple(g for _, g in grids), overlay=overlay)
+    if overlay is not None and encode:
+        from vision.render import encode as encode_image
 
-            t = time.perf_counter()
-            result.overlay_bytes = encode_image(result.overlay, encode)
-            timings["encode"] = _ms(t)
+        t = time.perf_counter()
+        result.overlay_bytes = encode_image(overlay, encode)
+        timings["encode"] = _ms(t)
     timings["total"] = _ms(start)
     result.timings = timings
     return result
+
+
+# A grid with this many printed digits is a solution printed beside the puzzles (yesterday's),
+# not a puzzle: no published sudoku gives more than about 40 of its 81 cells.
+SOLUTION_GIVENS = 60
+
+
+def solve_grid(page, located, *, engine=None, use_rules=True, mode="solve"):
+    """(reading, result) of one grid of a page (`vision.read.Page`): read, judged, and
+    told a puzzle from a printed solution (`SOLUTION_GIVENS`), which is complete and never
+    drawn over. A grid cut off by the photo's edge is not read (reading None): only a part
+    of it is in view."""
+    from vision import read_located
+
+    if located.cut_off:
+        said = "the grid runs off the edge of the photo: take it whole to read it"
+        return None, PhotoResult("unreadable", said, corners=located.corners, mode=mode, kind=None)
+    timings: dict[str, float] = {}
+    # a check or a hint is always about the person's entries: the cell model reads
+    reading = read_located(
+        page.image, page.gray, located, engine=engine, timings=timings, gate=mode == "solve"
+    )
+    reading, result = judged(reading, timings, use_rules=use_rules, mode=mode, engine=engine)
+    result.timings = timings
+    printed = 0 if result.givens is None else 81 - result.givens.count("0")
+    if printed >= SOLUTION_GIVENS:
+        result.kind = "solution"
+        result.status = "complete"
+        result.solution = None
+        whole = "every cell" if printed == 81 else f"{printed} of its 81 cells"
+        result.message = f"a printed solution ({whole} printed): nothing to solve"
+    return reading, result
+
+
+def in_reading_order(grids: list) -> list:
+    """(reading, result) pairs in the page's reading order (`vision.warp.reading_order`),
+    along the axes of the first grid read."""
+    from vision.warp import reading_order
+
+    axes = next((reading for reading, _ in grids if reading is not None), None)
+    if axes is None or len(grids) == 1:
+        return grids
+    return [grids[i] for i in reading_order([g.corners for _, g in grids], axes.homography)]
 
 
 def judge_reading(

@@ -14,7 +14,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 2  # 2: hand-filled puzzles (entries, kinds, candidates, mistakes, mode, hint)
+# 2: hand-filled puzzles (entries, kinds, candidates, mistakes, mode, hint); 3: every grid of
+# the photo (`grids`), and the status "complete" (a printed solution, nothing to solve)
+SCHEMA_VERSION = 3
 
 # What the user asked for: every missing answer, only the mistakes, or the next step.
 Mode = Literal["solve", "check", "hint"]
@@ -22,7 +24,13 @@ MODES: tuple[str, ...] = ("solve", "check", "hint")
 
 # What the pipeline concludes about a photo it could decode.
 PhotoStatus = Literal[
-    "solved", "no_grid", "unreadable", "invalid_givens", "no_solution", "multiple_solutions"
+    "solved",
+    "no_grid",
+    "unreadable",
+    "invalid_givens",
+    "no_solution",
+    "multiple_solutions",
+    "complete",
 ]
 # A batch also records files that never became a photo, and unexpected failures.
 BatchStatus = Literal[
@@ -41,6 +49,8 @@ STATUS_MEANING = {
     " probable re-reading fixes that",
     "no_solution": "the digits read follow the rules but the puzzle has no solution",
     "multiple_solutions": "the digits read allow more than one solution",
+    "complete": "the grid is a printed solution (every cell, or nearly, printed), as newspapers"
+    " print yesterday's beside today's puzzle: nothing to solve, nothing drawn over it",
     "not_an_image": "the file is not an image that can be decoded (corrupt, truncated, text)",
     "too_large": "the image has more pixels than allowed",
     "error": "an unexpected internal failure (a bug): the message says what",
@@ -112,14 +122,12 @@ class HintModel(BaseModel):
     eliminations: list[dict] = Field(default_factory=list)
 
 
-class PhotoResultModel(BaseModel):
-    """The result of one photo."""
+class GridFields(BaseModel):
+    """What is said of one grid: the fields of a photo's result (`PhotoResultModel`, its
+    first puzzle) and of each of its grids (`GridModel`)."""
 
     model_config = ConfigDict(extra="forbid")
 
-    schema_version: int = SCHEMA_VERSION
-    file: str | None = Field(None, description="input path as given (None for uploads/bytes)")
-    output: str | None = Field(None, description="where the solved photo was written, if any")
     status: BatchStatus
     message: str = Field("", description="one human sentence: what happened or what is wrong")
     givens: str | None = Field(
@@ -141,7 +149,9 @@ class PhotoResultModel(BaseModel):
     )
     min_confidence: float | None = Field(None, description="the lowest of `confidence`")
     timings: dict[str, float] = Field(
-        default_factory=dict, description="milliseconds per stage and `total`"
+        default_factory=dict,
+        description="milliseconds per stage: a grid's own; the photo's summed over its grids,"
+        " with load, locate, encode and `total`",
     )
     mode: Mode = Field("solve", description="solve, check or hint: what was asked for")
     entries: str | None = Field(
@@ -172,4 +182,32 @@ class PhotoResultModel(BaseModel):
         default_factory=list,
         description="multiple_solutions: the cells where adding one digit makes the puzzle"
         " unique (likely missed givens first): one tap settles the reading",
+    )
+
+
+class GridModel(GridFields):
+    """One grid of a photo: a page holds several (a puzzle book's, a newspaper's puzzles and
+    yesterday's solution), each read, judged and drawn on its own."""
+
+    status: PhotoStatus
+    number: int = Field(ge=1, description="1-based, in the page's reading order")
+    kind: Literal["puzzle", "solution"] | None = Field(
+        "puzzle",
+        description="puzzle, or solution (a printed solution: status complete); null where"
+        " the grid runs off the photo's edge and was not read",
+    )
+
+
+class PhotoResultModel(GridFields):
+    """The result of one photo: its first puzzle's fields, as before pages had several, and
+    every grid found (`grids`)."""
+
+    schema_version: int = SCHEMA_VERSION
+    file: str | None = Field(None, description="input path as given (None for uploads/bytes)")
+    output: str | None = Field(None, description="where the solved photo was written, if any")
+    grids: list[GridModel] = Field(
+        default_factory=list,
+        description="every grid found in the photo, in the page's reading order (top to"
+        " bottom, then left to right, along the page's own axes); the fields above are the"
+        " first puzzle's (its `number` here)",
     )
