@@ -144,7 +144,16 @@ def _solve_single(plan, as_json: bool) -> int:
         print(json.dumps(record, indent=2))
     else:
         _print_single(record)
-    return 0 if record["status"] == "solved" else 1
+    return 0 if all_solved(record) else 1
+
+
+def all_solved(record: dict) -> bool:
+    """Whether every puzzle of a photo was solved: its first, and each other whole grid
+    (a printed solution is complete, and a grid cut off by the photo's edge is said, not
+    failed: it was never all in view)."""
+    grids = record.get("grids") or []
+    done = ("solved", "complete")
+    return record["status"] in done and all(g["status"] in done or g["kind"] is None for g in grids)
 
 
 def _print_single(record: dict) -> None:
@@ -152,19 +161,44 @@ def _print_single(record: dict) -> None:
 
     out, err = stdout_console(), stderr_console()
     status, file = record["status"], escape(record["file"])
-    if record["givens"] is None:
+    grids = record.get("grids") or []
+    if record["givens"] is None and len(grids) <= 1:
         err.print(f"[bold red]{file}: {status}[/]: {escape(record['message'])}")
         return
-    colour = "green" if status == "solved" else "red"
-    out.print(f"[bold]{file}[/]: [{colour}]{status}[/]")
-    if record["message"] != status:
-        out.print(escape(record["message"]), highlight=False)
-    changed = {c["index"] for c in record["corrections"]}
-    out.print(grid_text(record["read"], record["solution"], changed), highlight=False)
-    _print_marks(out, record)
+    if len(grids) <= 1:
+        out.print(f"[bold]{file}[/]: [{_colour(status)}]{status}[/]")
+        _print_grid(out, record)
+    else:
+        said = Counter(g["status"] for g in grids)
+        counted = ", ".join(f"{n} {status}" for status, n in said.items())
+        out.print(f"[bold]{file}[/]: {len(grids)} grids: {counted}")
+        for grid in grids:
+            said = f"{grid['status']}" + ("" if grid["kind"] != "solution" else " (a solution)")
+            out.print(
+                f"[bold]grid {grid['number']} of {len(grids)}[/]: [{_colour(grid['status'])}]"
+                f"{said}[/]  ({sum(grid['timings'].values()):.0f} ms)"
+            )
+            _print_grid(out, grid)
     if record["output"]:
         ms = record["timings"].get("end_to_end", 0)
         out.print(f"solved photo: {record['output']}  ({ms:.0f} ms)")
+
+
+def _colour(status: str) -> str:
+    return "green" if status in ("solved", "complete") else "red"
+
+
+def _print_grid(out, grid: dict) -> None:
+    """One grid's message, its reading beside its solution, and the person's entries."""
+    from rich.markup import escape
+
+    if grid["message"] != grid["status"]:
+        out.print(escape(grid["message"]), highlight=False)
+    if grid["read"] is None:
+        return
+    changed = {c["index"] for c in grid["corrections"]}
+    out.print(grid_text(grid["read"], grid["solution"], changed), highlight=False)
+    _print_marks(out, grid)
 
 
 def _print_marks(out, record: dict) -> None:
@@ -234,13 +268,16 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
 
     err, out = stderr_console(), stdout_console()
     counts: Counter = Counter()
+    unsolved = 0  # photos with a puzzle left unsolved, any grid of them
     progress = _progress(err) if err.is_terminal else None
     total = plan.count() if progress is not None else None
     start = time.perf_counter()
     interrupted = False
 
     def done(record) -> None:
+        nonlocal unsolved
         counts[record.status] += 1
+        unsolved += not all_solved(record.model_dump())
         if as_json:
             print(record.model_dump_json(), flush=True)
         else:
@@ -284,7 +321,7 @@ def _solve_batch(plan, as_json: bool, runner=None, resume: bool = False) -> int:
         return 1
     if interrupted:
         return 130
-    return 0 if set(counts) <= {"solved"} else 1
+    return 0 if unsolved == 0 else 1
 
 
 def _progress(console):
@@ -329,11 +366,16 @@ def _print_line(out, record) -> None:
     from rich.markup import escape
 
     file = escape(record.file)
+    grids = record.grids
+    page = ""
+    if len(grids) > 1:
+        said = Counter(g.status for g in grids)
+        page = f" ({len(grids)} grids: {', '.join(f'{n} {s}' for s, n in said.items())})"
     if record.status == "solved":
         note = f" ({len(record.corrections)} corrected)" if record.corrections else ""
-        out.print(f"[green]solved[/]  {file} -> {escape(record.output or '')}{note}")
+        out.print(f"[green]solved[/]  {file} -> {escape(record.output or '')}{note}{page}")
     else:
-        out.print(f"[red]{record.status}[/]  {file}: {escape(record.message)}")
+        out.print(f"[red]{record.status}[/]  {file}: {escape(record.message)}{page}")
 
 
 def _summary(err, counts: Counter, total: int | None, seconds: float, plan, interrupted) -> None:

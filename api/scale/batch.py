@@ -54,6 +54,7 @@ REPORT_COLUMNS = (
     "total_ms",
     "entries",
     "mistakes",
+    "grids",
 )
 # How many times a photo may take its worker process down before it is reported as `error`
 # (the first death may be a neighbour's fault or the machine's; the second is the photo's).
@@ -800,9 +801,16 @@ def csv_row(record: dict) -> dict:
         f"{m['cell']}:{m['written']}" + ("" if m.get("right") is None else f">{m['right']}")
         for m in record.get("mistakes") or ()
     )
+    # every grid of the photo as `number:kind:status`, `2:solution:complete;...`
+    grids = ";".join(
+        f"{g['number']}:{g['kind'] or 'cut_off'}:{g['status']}" for g in record.get("grids") or ()
+    )
     row = {k: record.get(k) for k in REPORT_COLUMNS if k in record}
     row.update(
-        corrections=corrections, total_ms=record["timings"].get("end_to_end"), mistakes=mistakes
+        corrections=corrections,
+        total_ms=record["timings"].get("end_to_end"),
+        mistakes=mistakes,
+        grids=grids,
     )
     return {k: ("" if v is None else v) for k, v in row.items()}
 
