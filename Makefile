@@ -13,7 +13,7 @@ COMPILED := $(VENV)/.compiled
 APT_RUN := tesseract-ocr
 # hand-writing fonts: the synthetic hand-filled pages of the tests and the cell model's training
 APT_HANDS := fonts-dkg-handwriting fonts-breip fonts-femkeklaver fonts-humor-sans fonts-comic-neue
-APT_TEST := tesseract-ocr openssl chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35 $(APT_HANDS)
+APT_TEST := tesseract-ocr openssl poppler-utils chromium fonts-dejavu-core fonts-liberation fonts-freefont-ttf fonts-urw-base35 $(APT_HANDS)
 APT_TRAIN := $(APT_TEST) fonts-bwht fonts-rufscript fonts-sjfonts
 # `make serve HOST=0.0.0.0` lets a phone on the same network reach the page.
 HOST ?= 127.0.0.1

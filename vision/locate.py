@@ -129,12 +129,17 @@ def locate_grids(
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     small, scale = downscale(gray, max_side)
 
-    def is_grid(quad: np.ndarray) -> bool:  # measured at full size: the cells' own ink
+    def is_grid(quad: np.ndarray) -> bool:
+        """A closer look at a page's other grid, on the small copy where its cells are ten
+        pixels wide or more, else on the full-resolution photo (a small solution grid)."""
         cut_off = touches_frame(quad, small.shape)
-        quad = (quad + 0.5) / scale - 0.5
-        if not MIN_DIGIT_HEIGHT <= digit_height(gray, quad) <= MAX_DIGIT_HEIGHT:
+        if grid_side(quad) >= 90 or scale == 1.0:
+            square = check_square(small, quad)
+        else:
+            square = check_square(gray, (quad + 0.5) / scale - 0.5)
+        if not MIN_DIGIT_HEIGHT <= digit_height(square) <= MAX_DIGIT_HEIGHT:
             return False
-        across, down = box_lines(gray, quad)
+        across, down = box_lines(square)
         return (max if cut_off else min)(across, down) >= MIN_BOX_LINES
 
     grids = page_grids(small, is_grid)[:limit]
@@ -280,16 +285,14 @@ def touching_grids(gray: np.ndarray, taken: list[Located], is_grid) -> list[Loca
 
     Grids that touch share their border: their ink is one outline, and no contour closes
     round any one of them but the block's, which is no grid (`page_grids`). So beside each
-    grid whose border runs on past its corners (`border_runs_on`), the square of its own
+    grid whose border runs on past its corners (`borders_running_on`), the square of its own
     size and perspective is scored as a candidate."""
     found: list[Located] = []
     queue = list(taken)
     while queue:
         grid = queue.pop()
         to_photo = np.linalg.inv(square_homography(grid.corners, 1.0))
-        for dx, dy in SIDES:
-            if not border_runs_on(gray, to_photo, dx, dy):
-                continue
+        for dx, dy in borders_running_on(gray, to_photo):
             square = np.float32([[[dx, dy], [dx + 1, dy], [dx + 1, dy + 1], [dx, dy + 1]]])
             quad = cv2.perspectiveTransform(square, to_photo)[0]
             if touches_frame(quad, gray.shape) or any(
@@ -303,43 +306,51 @@ def touching_grids(gray: np.ndarray, taken: list[Located], is_grid) -> list[Loca
     return found
 
 
-def border_runs_on(gray: np.ndarray, to_photo: np.ndarray, dx: int, dy: int) -> bool:
-    """Whether both border lines of a grid that meet its side towards (dx, dy) run on past
-    it for half a grid, as dark as they are along the grid: a neighbour's border.
+# (x, y) offsets of a 5 x 5 patch, and where along a border line (in grid sides) it is
+# sampled: on the grid, past its side, and a half cell inside it (paper)
+PATCH = np.stack(np.meshgrid(np.arange(-2, 3), np.arange(-2, 3)), -1).reshape(-1, 2)
+ALONG, PAST = np.linspace(0.05, 0.95, 24), np.linspace(1.03, 1.5, 24)
+
+
+@functools.cache
+def probe_points() -> np.ndarray:
+    """(4, 6 x 24, 2) the points of the grid's square `borders_running_on` samples towards
+    each of SIDES: on each of the two border lines that meet that side, along the grid,
+    past it, and along the paper half a cell inside."""
+    points = []
+    for edge in (0.0, 1.0):  # the two borders across the right side
+        inward = abs(edge - 1 / 18)
+        for along, across in ((ALONG, edge), (PAST, edge), (ALONG, inward)):
+            points.append(np.stack([along, np.full(len(along), across)], 1))
+    right = np.concatenate(points)
+    left = right.copy()
+    left[:, 0] = 1 - left[:, 0]  # mirrored about the square's middle
+    below = right[:, ::-1]  # the same with the axes swapped
+    above = left[:, ::-1]
+    return np.stack([right, left, below, above]).astype(np.float32)
+
+
+def borders_running_on(gray: np.ndarray, to_photo: np.ndarray) -> list[tuple[int, int]]:
+    """The sides (of SIDES) past which both border lines of a grid that meet that side run
+    on for half a grid, as dark as they are along the grid: a neighbour's border.
 
     Sampled at 24 points on each line, each the darkest pixel of the 5 x 5 around it (the
     corners of a candidate are its outline's, up to two pixels off the line's middle on
-    the small copy), against the ink of the grid's own border and the paper
-    in its first cells' middles."""
-    steps = np.linspace(0.05, 0.95, 24)
-    beyond = np.linspace(1.03, 1.5, 24)
-    lines = []
-    for edge in (0.0, 1.0):  # the two borders across the shared side
-        along, past, paper = (
-            np.stack([steps, np.full(24, edge)], 1),
-            np.stack([beyond, np.full(24, edge)], 1),
-            np.stack([steps, np.full(24, abs(edge - 1 / 18))], 1),
-        )
-        lines.append((along, past, paper))
-    flip = dx == 0  # above and below: the same along the other axis
-    sign = -1 if dx + dy < 0 else 1
+    the small copy), against the ink of the grid's own border and the paper in its first
+    cells' middles; every side in one lookup (asked of every grid of every photo)."""
+    points = probe_points()
+    xy = cv2.perspectiveTransform(points.reshape(-1, 1, 2), to_photo).reshape(-1, 2)
     height, width = gray.shape[:2]
-    for along, past, paper in lines:
-        levels = []
-        for points in (along, past, paper):
-            points = points[:, ::-1] if flip else points
-            if sign < 0:  # towards the left or above: mirrored about the square's middle
-                points = points.copy()
-                points[:, 1 if flip else 0] = 1 - points[:, 1 if flip else 0]
-            xy = cv2.perspectiveTransform(points.reshape(-1, 1, 2).astype(np.float32), to_photo)
-            x = np.clip(np.rint(xy[:, 0, 0]).astype(int), 2, width - 3)
-            y = np.clip(np.rint(xy[:, 0, 1]).astype(int), 2, height - 3)
-            around = [gray[y + i, x + j] for i in range(-2, 3) for j in range(-2, 3)]
-            levels.append(np.min(around, axis=0).astype(np.float64))
-        ink, paper = np.median(levels[0]), np.median(levels[2])
-        if paper - ink < 20 or np.mean(levels[1] < (ink + paper) / 2) < 0.8:
-            return False
-    return True
+    x = np.clip(np.rint(xy[:, 0]).astype(int), 2, width - 3)
+    y = np.clip(np.rint(xy[:, 1]).astype(int), 2, height - 3)
+    darkest = gray[y[:, None] + PATCH[:, 1], x[:, None] + PATCH[:, 0]].min(axis=1)
+    # (side, border, on / past / paper, point)
+    levels = darkest.astype(np.float32).reshape(4, 2, 3, len(ALONG))
+    ink = np.median(levels[:, :, 0], axis=2)
+    paper = np.median(levels[:, :, 2], axis=2)
+    dark = (levels[:, :, 1] < ((ink + paper) / 2)[..., None]).mean(axis=2)
+    runs_on = ((paper - ink) >= 20) & (dark >= 0.8)
+    return [side for side, both in zip(SIDES, runs_on.all(axis=1), strict=True) if both]
 
 
 def inside(point: np.ndarray, outline: np.ndarray) -> bool:
@@ -622,6 +633,15 @@ def square_homography(corners: np.ndarray, side: float, margin: float = 0.0) -> 
 # --- verification ------------------------------------------------------------------------
 
 
+def check_square(gray: np.ndarray, quad: np.ndarray) -> np.ndarray:
+    """The quad warped to 9 cells of CHECK_CELL pixels inside a margin of half a cell: the
+    square every check of a candidate looks at."""
+    cell = CHECK_CELL
+    side, margin = 9 * cell, cell // 2
+    homography = square_homography(quad, side, margin)
+    return cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
+
+
 def grid_score(gray: np.ndarray, quad: np.ndarray) -> float:
     """How much the quad's inside looks like a sudoku: 10 + 10 evenly spaced dark lines.
 
@@ -631,13 +651,9 @@ def grid_score(gray: np.ndarray, quad: np.ndarray) -> float:
     near 0 for text or a photo; a misfit quad (off by half a cell, a 3×3 box, the grid plus
     a margin) misses lines and scores low.
     """
-    cell = CHECK_CELL
-    side, margin = 9 * cell, cell // 2
     if quad_area(quad) < 1.0:
         return 0.0
-    homography = square_homography(quad, side, margin)
-    warped = cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
-    return square_score(warped)
+    return square_score(check_square(gray, quad))
 
 
 def square_score(warped: np.ndarray) -> float:
@@ -662,7 +678,7 @@ def line_profiles(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
-def box_lines(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
+def box_lines(square: np.ndarray) -> tuple[float, float]:
     """The weakest of a candidate's four box lines across, and of its four down (its border
     and the lines between its boxes), each less the mean of its cell middles.
 
@@ -671,15 +687,12 @@ def box_lines(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     advertisement beside the puzzle) has its border but no lines across its middle, and
     `grid_score`, an average, can still pass it: a page's other grids must show all eight
     (`locate_grids`). A grid cut off by the photo's edge shows the four that run along the
-    cut.
+    cut. `square`: the candidate as `check_square` warps it.
     """
-    cell = CHECK_CELL
-    side, margin = 9 * cell, cell // 2
-    homography = square_homography(quad, side, margin)
-    warped = cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
+    cell, margin = CHECK_CELL, CHECK_CELL // 2
     reach = min(max(1, cell // 6), margin)
     weakest = []
-    for profile in line_profiles(warped):
+    for profile in line_profiles(square):
         windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
         lines = windows[margin - reach + cell * np.arange(0, 10, 3)].max(axis=1)
         middles = windows[margin - reach + cell * np.arange(9) + cell // 2].mean(axis=1)
@@ -687,21 +700,18 @@ def box_lines(gray: np.ndarray, quad: np.ndarray) -> tuple[float, float]:
     return weakest[0], weakest[1]
 
 
-def digit_height(gray: np.ndarray, quad: np.ndarray) -> float:
+def digit_height(square: np.ndarray) -> float:
     """The median height of the ink marks inside a candidate, in its cells: about 0.6 in a
     grid of printed digits, about 2 in a 3 x 3 box of a small grid taken for a grid (each
     of its digits spans three of the box's would-be cells); NaN where there are none.
 
     `grid_score` averages the lines, so such a box, whose four lines fall where four of
     the ten are expected, can pass for a grid: a page's other grids must hold digits of
-    their cells' size (`locate_grids`).
+    their cells' size (`locate_grids`). `square`: the candidate as `check_square` warps it.
     """
-    cell = CHECK_CELL
-    side, margin = 9 * cell, cell // 2
-    homography = square_homography(quad, side, margin)
-    warped = cv2.warpPerspective(gray, homography, (side + 2 * margin,) * 2, flags=cv2.INTER_AREA)
+    cell, margin = CHECK_CELL, CHECK_CELL // 2
     ink = cv2.adaptiveThreshold(
-        warped, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
+        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
     )
     long = 5 * cell // 2  # longer than any digit of either: the lines go, the digits stay
     lines = long_strokes(ink, horizontal=True, length=long) | long_strokes(
