@@ -129,20 +129,19 @@ def locate_grids(
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     small, scale = downscale(gray, max_side)
 
-    def is_grid(quad: np.ndarray) -> bool:
-        """A closer look at a page's other grid, on the small copy where its cells are ten
-        pixels wide or more, else on the full-resolution photo (a small solution grid)."""
-        cut_off = touches_frame(quad, small.shape)
-        if grid_side(quad) >= 90 or scale == 1.0:
-            square = check_square(small, quad)
-        else:
-            square = check_square(gray, (quad + 0.5) / scale - 0.5)
-        if not MIN_DIGIT_HEIGHT <= digit_height(square) <= MAX_DIGIT_HEIGHT:
-            return False
-        across, down = box_lines(square)
-        return (max if cut_off else min)(across, down) >= MIN_BOX_LINES
+    def closer_look(candidate: Located) -> Located | None:
+        """A page's other grid as a grid on a closer look (`page_grids`), on the small copy
+        where its cells are ten pixels wide or more, else on the full-resolution photo (a
+        small solution grid); or None."""
 
-    grids = page_grids(small, is_grid)[:limit]
+        def square_of(quad: np.ndarray) -> np.ndarray:
+            if grid_side(quad) >= 90 or scale == 1.0:
+                return check_square(small, quad)
+            return check_square(gray, (quad + 0.5) / scale - 0.5)
+
+        return closer_look_at(small, candidate, square_of)
+
+    grids = page_grids(small, closer_look)[:limit]
     if not grids:
         raise NoGridFound(NO_GRID)
     found = [at_full_size(gray, small, scale, grids[0])]
@@ -159,9 +158,10 @@ def locate_grids(
 # samples, Wicht's and Kubiesa's pages and the sheets), a box of a small grid's taken for
 # a grid 1.8, the text in a framed box 0.3.
 MIN_DIGIT_HEIGHT, MAX_DIGIT_HEIGHT = 0.4, 1.2
-# A grid's eight box lines each show long strokes on at least 0.76 of their length more
-# than its cell middles do (every whole grid of the samples, Wicht's and Kubiesa's photos
-# and the sheets); a framed box of text 0.02, the cut part of a grid 0.3 or less.
+# A grid's box lines show long strokes on at least 0.76 of their length more than its cell
+# middles do (every whole grid of the samples, Wicht's and Kubiesa's photos and the
+# sheets, three lines of four each way); a framed box of text 0.02, the cut part of a
+# grid 0.3 or less.
 MIN_BOX_LINES = 0.4
 
 
@@ -246,7 +246,7 @@ def another_grid(quad: np.ndarray, best: Located) -> bool:
     return squarish(quad, PAGE_SQUARISH) and not inside(quad.mean(axis=0), best.corners)
 
 
-def page_grids(gray: np.ndarray, is_grid=None) -> list[Located]:
+def page_grids(gray: np.ndarray, look=None) -> list[Located]:
     """Every grid in a small grey copy of a photo: the main one (`best_candidate`), then
     each other candidate scoring as a grid, best ranked first, that overlaps none taken.
 
@@ -256,37 +256,119 @@ def page_grids(gray: np.ndarray, is_grid=None) -> list[Located]:
     should be. Its lines then score low, but grown from one of its grids (`grown_grid`)
     or traced through a sheet's lines it can win.
 
-    `is_grid(quad)`, when given, says whether a candidate other than the main grid is one
-    on a closer look (`locate_grids`).
+    `look(candidate)`, when given, is a candidate other than the main grid on a closer look
+    (`closer_look_at`): the grid it is, its corners settled on its lines, or None. Without
+    it, every candidate scoring MIN_SCORE is a grid.
     """
     scored: list[Located] = []
     main = best_candidate(gray, scored)
     if main is None:
         return []
-    good = sorted((c for c in scored if c.score >= MIN_SCORE), key=rank, reverse=True)
-
-    def grid(candidate: Located) -> bool:
-        return is_grid is None or is_grid(candidate.corners)
-
-    held = [c for c in good if holds(main.corners, c.corners) and grid(c)]
+    if look is None:
+        floor, look = MIN_SCORE, lambda candidate: candidate
+    else:
+        floor = NEAR_SCORE
+    near = sorted((c for c in scored if c.score >= floor), key=rank, reverse=True)
+    held = [
+        g
+        for c in near
+        if holds(main.corners, c.corners) and not a_box_of(main, c) and (g := look(c)) is not None
+    ]
     apart = any(not overlap(a.corners, b.corners) for a, b in itertools.combinations(held, 2))
     taken = [] if apart else [main]
-    for candidate in good:
-        if not any(overlap(candidate.corners, t.corners) for t in taken) and grid(candidate):
-            taken.append(candidate)
-    return taken + touching_grids(gray, taken, grid)
+    for candidate in near:
+        if any(overlap(candidate.corners, t.corners) for t in taken):
+            continue
+        if apart and sum(holds(candidate.corners, h.corners) for h in held) >= 2:
+            continue  # the block again, as another threshold outlined it
+        grid = look(candidate)
+        if grid is not None and not any(overlap(grid.corners, t.corners) for t in taken):
+            taken.append(grid)
+    if len(taken) >= 2:  # a page of several grids: look for more in every threshold
+        taken += more_grids(gray, taken, look)
+    return taken + touching_grids(gray, taken, look)
+
+
+def more_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located]:
+    """On a page of several grids, those the search for the main grid passed over.
+
+    That search stops at the first threshold that shows a clear grid, and on a page of
+    several the first threshold often joins a grid's outline to the caption or text that
+    touches it, so its quad misses the grid by more than a corner's settling can mend.
+    The other thresholds' outlines (the long lines alone, last) are looked at too, outside
+    the grids taken; only on pages, so a photo of one grid costs nothing more."""
+    area = gray.shape[0] * gray.shape[1]
+    found: list[Located] = []
+    for binary in itertools.islice(binarisations(gray), 1, None):
+        for quad in contour_quads(outlines(binary, PAGE_MIN_AREA * area), 0.0):
+            if not squarish(quad, PAGE_SQUARISH) or any(
+                overlap(quad, t.corners) for t in taken + found
+            ):
+                continue
+            candidate = Located(quad, grid_score(gray, quad))
+            grid = look(candidate) if candidate.score >= NEAR_SCORE else None
+            if grid is not None and not any(
+                overlap(grid.corners, t.corners) for t in taken + found
+            ):
+                found.append(grid)
+    return found
+
+
+# A page's other grid photographed small or blurred can score under MIN_SCORE on the corners
+# its outline gives (the sheet's blurred page of six: 0.23 before its corners are settled on
+# its lines, 0.44 after): from this score it is given a closer look.
+NEAR_SCORE = 0.15
+# A part of a grid cut off by the photo's edge scores 0.34 to 0.57 (Wicht's and the
+# samples' yesterday's solutions); a framed advertisement at the edge 0.30.
+CUT_OFF_SCORE = 0.33
+
+
+def closer_look_at(gray: np.ndarray, candidate: Located, square_of) -> Located | None:
+    """A candidate for a page's other grid, as the grid it is on a closer look, or None.
+
+    The grid score averages the ten lines each way; a closer look asks what a grid holds:
+    marks of a printed digit's size in its cells (`digit_height`: a 3 x 3 box of a small
+    grid taken for a grid holds digits three of its would-be cells high, a framed text box
+    letters a third of one), and its box lines (`box_lines`: a framed box has its border
+    and nothing across it). A grid running off the photo's edge must score as a grid as
+    it is and show the box lines along the cut. A candidate scoring low, or whose box
+    lines do not show, has its
+    corners settled on its lines first (the coarse pass of `refine_corners`, on `gray`) and
+    is looked at again. `square_of(quad)` warps a quad of `gray` as `check_square` does,
+    from whichever copy of the photo resolves its cells.
+    """
+    quad = candidate.corners
+    if not plausible_digits(square := square_of(quad)):
+        return None
+    across, down = box_lines(square)
+    if touches_frame(quad, gray.shape):  # its part in view: scored as it is, never settled
+        cut_off_grid = candidate.score >= CUT_OFF_SCORE and max(across, down) >= MIN_BOX_LINES
+        return candidate if cut_off_grid else None
+    if candidate.score >= MIN_SCORE and min(across, down) >= MIN_BOX_LINES:
+        return candidate
+    settled = fit_outer_lines(gray, quad, REFINE_CELL, reach=0.5, stretch=0.08, step=0.5)
+    score = grid_score(gray, settled)
+    if score < MIN_SCORE or not plausible_digits(square := square_of(settled)):
+        return None
+    return Located(settled, score) if min(box_lines(square)) >= MIN_BOX_LINES else None
+
+
+def plausible_digits(square: np.ndarray) -> bool:
+    """Whether the marks in a candidate's cells stand as high as printed digits do."""
+    return MIN_DIGIT_HEIGHT <= digit_height(square) <= MAX_DIGIT_HEIGHT
 
 
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # right, left, below, above: in a grid's square
 
 
-def touching_grids(gray: np.ndarray, taken: list[Located], is_grid) -> list[Located]:
+def touching_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located]:
     """The grids printed edge to edge with those taken, and with those in turn.
 
     Grids that touch share their border: their ink is one outline, and no contour closes
     round any one of them but the block's, which is no grid (`page_grids`). So beside each
     grid whose border runs on past its corners (`borders_running_on`), the square of its own
-    size and perspective is scored as a candidate."""
+    size and perspective is scored as a candidate and looked at closer (`look`, as in
+    `page_grids`)."""
     found: list[Located] = []
     queue = list(taken)
     while queue:
@@ -300,9 +382,9 @@ def touching_grids(gray: np.ndarray, taken: list[Located], is_grid) -> list[Loca
             ):
                 continue
             candidate = Located(quad.astype(np.float32), grid_score(gray, quad))
-            if candidate.score >= MIN_SCORE and is_grid(candidate):
-                found.append(candidate)
-                queue.append(candidate)
+            if candidate.score >= NEAR_SCORE and (grid := look(candidate)) is not None:
+                found.append(grid)
+                queue.append(grid)
     return found
 
 
@@ -351,6 +433,18 @@ def borders_running_on(gray: np.ndarray, to_photo: np.ndarray) -> list[tuple[int
     dark = (levels[:, :, 1] < ((ink + paper) / 2)[..., None]).mean(axis=2)
     runs_on = ((paper - ink) >= 20) & (dark >= 0.8)
     return [side for side, both in zip(SIDES, runs_on.all(axis=1), strict=True) if both]
+
+
+def a_box_of(grid: Located, candidate: Located) -> bool:
+    """Whether a candidate is one of a grid's 3 x 3 boxes (or two or four of them): every
+    corner on a crossing of the grid's box lines, within a twentieth of its side. A box
+    with few digits and a speck passes a closer look; a page's grids held in a block of
+    them stand apart, their corners off those crossings (a sheet's margins and captions,
+    a block of four touching grids' halves)."""
+    in_square = cv2.perspectiveTransform(
+        candidate.corners.reshape(-1, 1, 2), square_homography(grid.corners, 3.0)
+    ).reshape(-1, 2)
+    return bool((np.abs(in_square - np.rint(in_square)) < 0.15).all())
 
 
 def inside(point: np.ndarray, outline: np.ndarray) -> bool:
@@ -679,14 +773,15 @@ def line_profiles(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def box_lines(square: np.ndarray) -> tuple[float, float]:
-    """The weakest of a candidate's four box lines across, and of its four down (its border
-    and the lines between its boxes), each less the mean of its cell middles.
+    """The second weakest of a candidate's four box lines across, and of its four down (its
+    border and the lines between its boxes), each less the mean of its cell middles: one
+    of the four may fade (a cut's edge, a fold, a lamp's glare), two may not.
 
     The thick lines are a sudoku's mark whatever the print: a sheet's hairlines blur away
     in a photo of the whole page, but its box lines stay. A framed box of text (an
     advertisement beside the puzzle) has its border but no lines across its middle, and
-    `grid_score`, an average, can still pass it: a page's other grids must show all eight
-    (`locate_grids`). A grid cut off by the photo's edge shows the four that run along the
+    `grid_score`, an average, can still pass it: a page's other grids must show three of
+    the four each way (`locate_grids`). A grid cut off by the photo's edge shows the four that run along the
     cut. `square`: the candidate as `check_square` warps it.
     """
     cell, margin = CHECK_CELL, CHECK_CELL // 2
@@ -696,18 +791,20 @@ def box_lines(square: np.ndarray) -> tuple[float, float]:
         windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
         lines = windows[margin - reach + cell * np.arange(0, 10, 3)].max(axis=1)
         middles = windows[margin - reach + cell * np.arange(9) + cell // 2].mean(axis=1)
-        weakest.append(float(lines.min() - middles.mean()))
+        weakest.append(float(np.sort(lines)[1] - middles.mean()))
     return weakest[0], weakest[1]
 
 
 def digit_height(square: np.ndarray) -> float:
-    """The median height of the ink marks inside a candidate, in its cells: about 0.6 in a
-    grid of printed digits, about 2 in a 3 x 3 box of a small grid taken for a grid (each
-    of its digits spans three of the box's would-be cells); NaN where there are none.
+    """The median height of the ink marks inside a candidate (the longer side of each, as
+    the page may be turned), in its cells; NaN where there are none.
 
-    `grid_score` averages the lines, so such a box, whose four lines fall where four of
-    the ten are expected, can pass for a grid: a page's other grids must hold digits of
-    their cells' size (`locate_grids`). `square`: the candidate as `check_square` warps it.
+    A grid of printed digits: about 0.6. A 3 x 3 box of a small grid taken for a grid:
+    about 2 (each digit spans three of the box's would-be cells); a framed box of text:
+    0.3; NaN for a crossword, whose black squares are a fifth of its marks or more.
+    `grid_score` averages the lines, so each can pass for a grid: a page's other
+    grids must hold digits of their cells' size (`locate_grids`). `square`: the candidate
+    as `check_square` warps it.
     """
     cell, margin = CHECK_CELL, CHECK_CELL // 2
     ink = cv2.adaptiveThreshold(
@@ -719,9 +816,20 @@ def digit_height(square: np.ndarray) -> float:
     )
     marks = ink & ~cv2.dilate(lines, np.ones((3, 3), np.uint8))
     _, _, stats, _ = cv2.connectedComponentsWithStats(marks[margin:-margin, margin:-margin])
-    heights = stats[1:, cv2.CC_STAT_HEIGHT]
-    heights = heights[(heights >= cell // 4) & (stats[1:, cv2.CC_STAT_AREA] >= cell)]
-    return float(np.median(heights)) / cell if len(heights) else float("nan")
+    stats = stats[1:]
+    # a page photographed sideways turns its digits: their height is the longer side
+    tall, wide = stats[:, cv2.CC_STAT_HEIGHT], stats[:, cv2.CC_STAT_WIDTH]
+    heights = np.maximum(tall, wide)
+    kept = (heights >= cell // 4) & (stats[:, cv2.CC_STAT_AREA] >= cell)
+    if not kept.any():
+        return float("nan")
+    # a crossword's black squares: solid, square, a third of a cell wide or more (less the
+    # lines' ink): no digit is all three
+    solid = stats[:, cv2.CC_STAT_AREA] >= 0.9 * tall * wide
+    blocks = kept & solid & (np.minimum(tall, wide) >= 0.75 * heights) & (heights >= cell // 3)
+    if blocks.sum() >= 0.2 * kept.sum():
+        return float("nan")
+    return float(np.median(heights[kept])) / cell
 
 
 def long_strokes(ink: np.ndarray, horizontal: bool, length: int) -> np.ndarray:
