@@ -22,6 +22,13 @@ a second one to agree. It decides what each frame's job is and what the client i
   runs every LOST_SEARCH frames until the paper is found again, and a grid it finds whose ink
   is not the known grid's is read as a new puzzle.
 
+A page may hold several grids (a puzzle book's, a newspaper's puzzles beside yesterday's
+solution): the full search finds every grid in view (`vision.locate.locate_grids`) and a new
+grid is the whole one nearest the frame's centre, the one the phone is pointed at; the
+others are counted (`others_in_view`, so the page can say a photo would solve them all).
+They are counted only when the full search runs (a grid found anew, or lost), never on the
+frames that follow a grid, which stay as fast as before.
+
 >>> session = LiveSession()
 >>> job = session.job()
 >>> job.read, job.corners is None
@@ -125,6 +132,8 @@ class FrameAnswer:
     session keeps them for the grid it confirms). outline: the known grid's outline on its
     paper, refined on this frame. unbare: (9, 9) bool, for a grid known (or in reading)
     without a paper, the cells not to draw into (`unbare_cells`). timings: milliseconds.
+    others: the whole grids in view besides this one, when the full search ran on this
+    frame (None: it did not, and the count is as before).
     """
 
     size: tuple[int, int]
@@ -141,6 +150,7 @@ class FrameAnswer:
     points: np.ndarray | None = None
     outline: np.ndarray | None = None
     unbare: np.ndarray | None = None
+    others: int | None = None
 
 
 def frame(data: bytes, job: FrameJob):
@@ -161,9 +171,8 @@ def frame(data: bytes, job: FrameJob):
 
     from api.photo.failures import failure_of
     from api.service.jobs import Refused
-    from vision.errors import NoGridFound, VisionError
+    from vision.errors import VisionError
     from vision.load import load_image
-    from vision.locate import locate_grid
     from vision.track import best_turn, changes, ink_signature, track_grid
 
     timings: dict[str, float] = {}
@@ -177,15 +186,17 @@ def frame(data: bytes, job: FrameJob):
     timings["decode"] = _ms(started)
 
     lap = time.perf_counter()
+    others = None  # whole grids in view besides this one: counted when the full search runs
     if job.paper is not None:
-        followed, located = find_known(image, gray, job)
+        followed, located, others = find_known(image, gray, job)
         if followed is not None:
             timings["locate"] = _ms(lap)
-            return known_frame(image, gray, job, followed, size, timings, started)
+            answer = known_frame(image, gray, job, followed, size, timings, started)
+            return answer if others is None else replace(answer, others=others)
         if located is None:  # lost: nothing is shown rather than something wrong
             timings["locate"] = _ms(lap)
             timings["total"] = _ms(started)
-            return FrameAnswer(size, timings=timings)
+            return FrameAnswer(size, timings=timings, others=others)
         tracked = False  # a grid the paper does not confirm: told apart by its ink below
     else:
         located = None if job.corners is None else track_grid(gray, job.corners)
@@ -193,20 +204,20 @@ def frame(data: bytes, job: FrameJob):
         if tracked and job.read == READ_ALWAYS and far(located.corners, job.corners):
             # a grid about to be read (its corners become its paper's) found far from where it
             # was expected: the comb may have settled on lines beside it; the full search's
-            # grid is kept when it scores better
-            try:
-                searched = locate_grid(gray)
-            except NoGridFound:
-                searched = None
+            # grid there is kept when it scores better
+            grids = whole_grids(gray)
+            searched = same_grid(grids, located.corners)
             if searched is not None and searched.score > located.score:
                 located, tracked = searched, False
+            others = others_beside(grids, located.corners)
         if located is None:
-            try:
-                located = locate_grid(gray)
-            except NoGridFound:
+            grids = whole_grids(gray)
+            located = nearest_centre(grids, size)
+            if located is None:
                 timings["locate"] = _ms(lap)
                 timings["total"] = _ms(started)
-                return FrameAnswer(size, timings=timings)
+                return FrameAnswer(size, timings=timings, others=0)
+            others = len(grids) - 1
     corners = located.corners
     signature = ink_signature(gray, corners)
     differ = known = 0
@@ -226,9 +237,11 @@ def frame(data: bytes, job: FrameJob):
         # the known grid, too covered to be followed; or a grid with something over it, whose
         # ink cannot say it is another puzzle
         timings["total"] = _ms(started)
-        return FrameAnswer(size, timings=timings)
+        return FrameAnswer(size, timings=timings, others=others)
 
-    answer = FrameAnswer(size, np.asarray(corners, np.float32), signature, tracked, differ, known)
+    answer = FrameAnswer(
+        size, np.asarray(corners, np.float32), signature, tracked, differ, known, others=others
+    )
     unbare = None
     if job.paper is None and job.reference is not None:
         # a grid known (or about to be) with no paper to compare with: nothing is drawn
@@ -258,15 +271,64 @@ def far(found: np.ndarray, expected: np.ndarray) -> bool:
     return bool(np.linalg.norm(found - expected, axis=1).max() > FAR_CELLS * cell)
 
 
+def whole_grids(gray: np.ndarray) -> list:
+    """Every whole grid in the frame (`vision.locate.locate_grids`, those the frame's edge
+    does not cut off), the most sudoku-like first; [] when there is none."""
+    from vision.errors import NoGridFound
+    from vision.locate import locate_grids
+
+    try:
+        return [grid for grid in locate_grids(gray) if not grid.cut_off]
+    except NoGridFound:
+        return []
+
+
+def _centre(corners: np.ndarray) -> np.ndarray:
+    return np.asarray(corners, np.float64).mean(axis=0)
+
+
+def nearest_centre(grids: list, size: tuple[int, int]):
+    """The grid whose centre lies nearest the frame's (size: width, height), None when
+    there is none: on a page of several, the one the phone is pointed at.
+
+    >>> from vision.locate import Located
+    >>> square = np.float32([[0, 0], [100, 0], [100, 100], [0, 100]])
+    >>> grids = [Located(square, 0.8), Located(square + 250, 0.5)]
+    >>> nearest_centre(grids, (640, 480)).score
+    0.5
+    """
+    middle = np.float64(size) / 2
+    return min(
+        grids, key=lambda g: float(np.linalg.norm(_centre(g.corners) - middle)), default=None
+    )
+
+
+def same_grid(grids: list, corners: np.ndarray):
+    """The grid among `grids` that is the one at `corners` (they overlap), nearest it; None."""
+    from vision.locate import overlap
+
+    at = [g for g in grids if overlap(g.corners, corners)]
+    mine = _centre(corners)
+    return min(at, key=lambda g: float(np.linalg.norm(_centre(g.corners) - mine)), default=None)
+
+
+def others_beside(grids: list, corners: np.ndarray) -> int:
+    """How many of `grids` are not the grid at `corners` (they do not overlap it)."""
+    from vision.locate import overlap
+
+    return sum(not overlap(g.corners, corners) for g in grids)
+
+
 def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
-    """(Followed, None) when the known grid's paper is found in the frame; else (None, a
-    grid the full search found, if it ran and found one); else (None, None).
+    """(Followed, None, others) when the known grid's paper is found in the frame; else
+    (None, the grid nearest the frame's centre, others) when the full search ran and found
+    one; else (None, None, others). `others` counts the whole grids in view besides the one
+    returned, None when the full search did not run.
 
     The paper is looked for where the grid should be, then where a comb fit of its lines
-    puts it, then (when `job.search`) in each quarter turn of the full search's grid, the
+    puts it, then (when `job.search`) in the grids of the full search whose ink is the
+    known grid's (the best matching first, whatever its ink), in each quarter turn, the
     turn its ink matches first: every candidate must agree with the paper to be shown."""
-    from vision.errors import NoGridFound
-    from vision.locate import locate_grid
     from vision.track import best_turn, follow_paper, ink_signature, track_grid
 
     seen = image if job.paper.ndim == 3 else gray  # in colour when the paper has its tint
@@ -277,24 +339,28 @@ def find_known(image: np.ndarray, gray: np.ndarray, job: FrameJob):
     if job.corners is not None:
         followed = follow(job.corners)
         if followed is not None:
-            return followed, None
+            return followed, None, None
         lines = track_grid(gray, job.corners)
         if lines is not None and (followed := follow(lines.corners)) is not None:
-            return followed, None
+            return followed, None, None
     if not job.search:
-        return None, None
-    try:
-        located = locate_grid(gray)
-    except NoGridFound:
-        return None, None
-    k, _, _ = best_turn(
-        ink_signature(gray, located.corners), job.reference, located.corners, job.last
-    )
-    for turn in (k, k + 2, k + 1, k + 3):
-        followed = follow(np.roll(located.corners, -(turn % 4), axis=0))
-        if followed is not None:
-            return followed, None
-    return None, located
+        return None, None, None
+    grids = whole_grids(gray)
+    turned = []
+    for grid in grids:
+        signature = ink_signature(gray, grid.corners)
+        k, differ, known = best_turn(signature, job.reference, grid.corners, job.last)
+        turned.append((differ / max(known, 1), k, differ, known, grid))
+    turned.sort(key=lambda t: t[0])
+    for rank, (_, k, differ, known, grid) in enumerate(turned):
+        if rank and other_grid(differ, known):
+            continue  # another puzzle of the page: its ink says so
+        for turn in (k, k + 2, k + 1, k + 3):
+            followed = follow(np.roll(grid.corners, -(turn % 4), axis=0))
+            if followed is not None:
+                return followed, None, others_beside(grids, followed.corners)
+    size = (gray.shape[1], gray.shape[0])
+    return None, nearest_centre(grids, size), max(len(grids) - 1, 0)
 
 
 def uncovered(image, gray, paper: np.ndarray, corners: np.ndarray, signature: np.ndarray):
@@ -523,6 +589,7 @@ class LiveSession:
         self.frames = 0
         self.changed = False  # the last frame showed new ink on the known grid, uncovered
         self.new_paper = None  # (paper, points, frames to wait, cells then differing) not yet kept
+        self.others = 0  # whole grids in view besides the one followed, as last counted
 
     def reset(self, mode: str | None = None) -> None:
         """Forget the grid (a new mode re-reads and sends its grid message anew)."""
@@ -562,6 +629,8 @@ class LiveSession:
         was just confirmed), and the state moved on."""
         messages: list[dict] = []
         self.frames += 1
+        if found.others is not None:  # counted when the full search ran; else as before
+            self.others = found.others
         self.adopt_paper(found)
         self.changed = found.result is None and found.differ > 0 and clean(found.states)
         if found.outline is not None and self.known is not None:
@@ -688,6 +757,7 @@ class LiveSession:
             "grid": shown,
             "tracked": found.tracked,
             "read": found.result is not None,
+            "others_in_view": self.others,
         }
         if shown is not None and found.states is not None:
             message["hidden"] = hidden_cells(found.states)

@@ -17,10 +17,6 @@ from api.photo.failures import Failure
 from api.photo.schema import PhotoResultModel
 from api.service.models import GridAnswer, GridRequest
 
-# Every photo status except "solved": the photo was processed and what was read comes back
-# with the error, so the user can fix a digit and re-solve through /v1/grid.
-UNSOLVED = ("no_grid", "unreadable", "invalid_givens", "no_solution", "multiple_solutions")
-
 
 @dataclass(frozen=True)
 class PhotoJob:
@@ -86,10 +82,37 @@ def photo(data: bytes, job: PhotoJob) -> SolvedPhoto | Refused:
         png = encode(result.overlay, "png")
         result.timings["encode_png"] = (time.perf_counter() - started) * 1000
     model = result.to_model()
-    if result.status in UNSOLVED:
+    if not answered(model):
         failed = Failure(result.status, result.status, result.message)
         return Refused(failed, result=model)
     return SolvedPhoto(model, result.overlay_bytes, png)
+
+
+def answered(result: PhotoResultModel) -> bool:
+    """Whether a photo's result is an answer (HTTP 200) rather than a refusal (422).
+
+    A photo not answered is refused with its status (no_grid, unreadable, invalid_givens,
+    no_solution, multiple_solutions: a 422) and what was read comes back with the error, so
+    the user can fix a digit and re-solve through /v1/grid.
+
+    A photo may hold several grids (`result.grids`, a puzzle book's page, a newspaper's
+    puzzles beside yesterday's solution): it is answered when at least one of its puzzles
+    was solved, whatever the others came to (each grid says its own status), or when every
+    whole grid in it is a printed solution (status "complete": nothing to solve, nothing
+    wrong). A grid cut off by the photo's edge is said, never counted. The result's own
+    status is its first puzzle's, so a page answered 200 may still say "no_solution" there
+    when a later puzzle was the one solved.
+
+    >>> answered(PhotoResultModel(status="solved"))
+    True
+    >>> answered(PhotoResultModel(status="no_solution"))
+    False
+    """
+    grids = result.grids or [result]
+    if any(grid.status == "solved" for grid in grids):
+        return True
+    whole = [grid for grid in grids if getattr(grid, "kind", "puzzle") is not None]
+    return bool(whole) and all(grid.status == "complete" for grid in whole)
 
 
 def grid(request: GridRequest) -> GridAnswer | Refused:

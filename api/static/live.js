@@ -21,6 +21,9 @@
     canvas: document.getElementById("live-canvas"),
     frozen: document.getElementById("live-frozen"),
     status: document.getElementById("live-status"),
+    others: document.getElementById("live-others"),
+    othersSaid: document.getElementById("live-others-said"),
+    photo: document.getElementById("live-photo"),
     freeze: document.getElementById("live-freeze"),
     hint: document.getElementById("live-hint"),
     check: document.getElementById("live-check"),
@@ -213,6 +216,16 @@
     return ["Point the camera at a sudoku.", ""];
   }
 
+  // A page of several grids: the one nearest the middle of the picture is followed, and the
+  // others in view (counted by the server when it searched the frame) are named, with the way
+  // to solve them all: a photo of the page.
+  function others(count) {
+    const n = Number(count) || 0;
+    view.others.hidden = n < 1;
+    if (n < 1) return;
+    view.othersSaid.textContent = `${n} more ${n === 1 ? "grid" : "grids"} in view: take a photo to solve them all.`;
+  }
+
   function cellSide(corners) {
     let side = 0;
     for (let i = 0; i < 4; i++) {
@@ -307,6 +320,7 @@
     if (!live.frozen) drawAnswer(message);
     document.body.dataset.liveState = message.state;
     say(...status(message));
+    others(message.others_in_view);
     sendFrame();
   }
 
@@ -368,7 +382,14 @@
     view.video.srcObject = null;
     unfreeze();
     view.section.hidden = true;
+    view.others.hidden = true;
     document.body.classList.remove("live-on");
+  }
+
+  function takePhoto() {
+    // the camera's own photo, at its full size, of the whole page: every grid solved at once
+    stop();
+    document.getElementById("camera").click();
   }
 
   function freeze() {
@@ -426,6 +447,7 @@
 
   view.start.addEventListener("click", start);
   view.back.addEventListener("click", stop);
+  view.photo.addEventListener("click", takePhoto);
   view.freeze.addEventListener("click", freeze);
   view.hint.addEventListener("click", () => setMode("hint"));
   view.check.addEventListener("click", () => setMode("check"));

@@ -14,6 +14,7 @@ const solvedImage = document.getElementById("solved");
 const download = document.getElementById("download");
 const hintButton = document.getElementById("hint");
 const hintText = document.getElementById("hint-text");
+const gridList = document.getElementById("grids");
 
 // The board: what the puzzle is (givens), where each given came from, and what we know.
 const state = {
@@ -197,28 +198,32 @@ async function upload(file, attempt = 1) {
   }
   if (response.ok) {
     loadReading(body);
-    photo.hidden = false;
-    solvedImage.src = body.output;
-    solvedImage.alt = {
-      solve: "the photo with the solution drawn in",
-      check: "the photo with your wrong entries struck out",
-      hint: "the photo with the next step marked",
-    }[state.mode];
-    download.href = body.output;
-    download.hidden = false;
-    if (body.hint) {
-      state.hinted = new Set([...(body.hint.cells || []), ...(body.hint.placements || []).map((p) => p.cell)].map(cellIndex));
-      hintText.textContent = `${body.hint.technique}: ${sentence(body.hint.sentence)}`;
-      hintText.hidden = false;
-      draw();
+    if (body.output) {
+      photo.hidden = false;
+      solvedImage.src = body.output;
+      solvedImage.alt = {
+        solve: "the photo with the solution drawn in",
+        check: "the photo with your wrong entries struck out",
+        hint: "the photo with the next step marked",
+      }[state.mode];
+      download.href = body.output;
+      download.hidden = false;
+    } else {
+      showOwnPhoto(file); // nothing drawn: only printed solutions on it
     }
-    say(`${sentence(body.message)} Tap a cell to fix a digit.`, "ok");
+    showHint(body.hint);
+    const grids = body.grids || [];
+    showGrids(grids, firstPuzzle(grids));
+    const lead = grids.length > 1 ? pageSummary(grids) : sentence(body.message);
+    say(`${lead} Tap a cell to fix a digit.`, "ok");
     return;
   }
   const error = body.error || { message: response.statusText, code: "" };
   if (response.status === 422) {
     showOwnPhoto(file);
     loadReading(error.result || {});
+    const grids = (error.result && error.result.grids) || [];
+    showGrids(grids, firstPuzzle(grids));
     const fix = !(error.result && error.result.givens)
       ? " You can type the puzzle into the board below."
       : state.low.some(Boolean)
@@ -236,6 +241,90 @@ async function upload(file, attempt = 1) {
   const lead = UPLOAD_ERRORS[response.status] || `The server answered ${response.status}`;
   const id = response.headers.get("X-Request-ID");
   say(`${lead}: ${sentence(error.message)}${response.status >= 500 && id ? ` (request ${id})` : ""}`, "error");
+}
+
+function showHint(hint) {
+  // the next step of the grid on the board (hint mode): its cells shaded, its sentence below
+  if (!hint) return;
+  state.hinted = new Set([...(hint.cells || []), ...(hint.placements || []).map((p) => p.cell)].map(cellIndex));
+  hintText.textContent = `${hint.technique}: ${sentence(hint.sentence)}`;
+  hintText.hidden = false;
+  draw();
+}
+
+// ---- a page of several grids (a puzzle book's, a newspaper's beside yesterday's solution) --
+
+function firstPuzzle(grids) {
+  // the grid the result's own fields describe, and so the board: the first puzzle
+  const first = grids.find((g) => g.kind === "puzzle") || grids[0];
+  return first ? first.number : 0;
+}
+
+function pageSummary(grids) {
+  const puzzles = grids.filter((g) => g.kind === "puzzle");
+  const solved = puzzles.filter((g) => g.status === "solved").length;
+  const printed = grids.filter((g) => g.kind === "solution").length;
+  const cut = grids.filter((g) => g.kind === null).length;
+  const parts = [
+    puzzles.length
+      ? `${solved} of ${puzzles.length} ${puzzles.length === 1 ? "puzzle" : "puzzles"} solved`
+      : "no puzzle to solve",
+  ];
+  if (printed) parts.push(`${printed} printed ${printed === 1 ? "solution" : "solutions"}`);
+  if (cut) parts.push(`${cut} running off the edge`);
+  return `${grids.length} grids on the photo: ${parts.join(", ")}.`;
+}
+
+function gridWords(grid, count) {
+  // one grid's line, in the words the page uses for a single grid
+  const head = `Grid ${grid.number} of ${count}: `;
+  if (grid.kind === "solution") return `${head}a printed solution.`;
+  if (grid.kind === null) return `${head}runs off the edge of the photo; take it whole to solve it.`;
+  if (grid.status === "solved") return head + sentence(grid.message).replace(/^S/, "s");
+  return `${head}not solved: ${sentence(grid.message).replace(/^([A-Z])(?=[a-z])/, (c) => c.toLowerCase())}`;
+}
+
+function showGrids(grids, onBoard) {
+  // a line per grid when the photo holds more than one; one grid: nothing (the page as ever)
+  gridList.replaceChildren();
+  gridList.hidden = grids.length < 2;
+  if (gridList.hidden) return;
+  for (const grid of grids) {
+    const item = document.createElement("li");
+    item.dataset.grid = String(grid.number);
+    const done = grid.status === "solved" || grid.status === "complete";
+    item.className = grid.kind === null ? "" : done ? grid.status : "unsolved";
+    const said = document.createElement("span");
+    said.className = "said";
+    said.textContent = gridWords(grid, grids.length);
+    item.appendChild(said);
+    if (grid.number === onBoard) {
+      item.setAttribute("aria-current", "true");
+      const where = document.createElement("span");
+      where.className = "where";
+      where.textContent = "on the board";
+      item.appendChild(where);
+    } else if (grid.kind === "puzzle" && grid.givens) {
+      const show = document.createElement("button");
+      show.type = "button";
+      show.className = "button small";
+      show.textContent = "Show on the board";
+      show.addEventListener("click", () => {
+        loadReading(grid);
+        showHint(grid.hint);
+        showGrids(grids, grid.number);
+        say(`Grid ${grid.number} is on the board: tap a cell to fix a digit.`, done ? "ok" : "error");
+      });
+      item.appendChild(show);
+    }
+    if (grid.hint) {
+      const hint = document.createElement("span");
+      hint.className = "hint";
+      hint.textContent = `${grid.hint.technique}: ${sentence(grid.hint.sentence)}`;
+      item.appendChild(hint);
+    }
+    gridList.appendChild(item);
+  }
 }
 
 let ownPhotoUrl = null;
@@ -436,6 +525,7 @@ hintButton.addEventListener("click", async () => {
 document.getElementById("clear").addEventListener("click", () => {
   loadReading({});
   photo.hidden = true;
+  showGrids([], 0);
   say("Board cleared: type a puzzle into it, or take a photo.");
 });
 

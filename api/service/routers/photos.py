@@ -93,8 +93,12 @@ def preferred_type(accept: str | None) -> str:
         "Upload a photo (multipart field `image`). Answers with the JSON result (the same "
         "schema as `sudoku-lens solve --json`) whose `output` is the URL of the solved photo "
         "(kept in memory for a limited time), or with the solved photo itself when the "
-        "Accept header asks for image/jpeg or image/png. A photo that was processed but "
-        "could not be solved answers 422 with what was read in `error.result`. `mode`: "
+        "Accept header asks for image/jpeg or image/png. Every grid of the photo is read "
+        "and solved on its own (`grids`, in the page's reading order; the result's own "
+        "fields are its first puzzle's). A photo is answered 200 when at least one of its "
+        "puzzles was solved, or when it holds only printed solutions (status `complete`); "
+        "a photo that was processed but none of whose puzzles could be solved answers 422 "
+        "with what was read in `error.result`. `mode`: "
         "`solve` draws every missing answer and marks wrong hand-written entries with the "
         "right digit; `check` marks only the wrong entries and reveals no answer (no "
         "`solution`, no right digits); `hint` gives the next logical step only (`hint`)."
@@ -102,8 +106,23 @@ def preferred_type(accept: str | None) -> str:
     response_model=PhotoResultModel,
     responses={
         200: {
-            "description": "solved",
+            "description": "at least one puzzle of the photo solved (or only printed"
+            " solutions in it)",
             "content": {"image/jpeg": {}, "image/png": {}},
+            "headers": {
+                "X-Sudoku-Status": {
+                    "description": "the status of the photo's first puzzle",
+                    "schema": {"type": "string"},
+                },
+                "X-Sudoku-Grids": {
+                    "description": "how many grids were found in the photo",
+                    "schema": {"type": "string", "pattern": "^[0-9]+$"},
+                },
+                "X-Result-Id": {
+                    "description": "the id of the solved photo kept for /v1/results",
+                    "schema": {"type": "string"},
+                },
+            },
         },
         **responses(400, 406, 408, 413, 415, 422, 503, 504),
     },
@@ -134,8 +153,13 @@ async def solve(
     result = answer.result
     request.state.timings.update(result.timings)
     request.state.log["outcome"] = result.status
+    request.state.log["grids"] = len(result.grids)
     result_id = secrets.token_urlsafe(12)
-    headers = {"X-Result-Id": result_id, "X-Sudoku-Status": result.status}
+    headers = {
+        "X-Result-Id": result_id,
+        "X-Sudoku-Status": result.status,  # the first puzzle's; each grid's is in `grids`
+        "X-Sudoku-Grids": str(len(result.grids)),
+    }
     if answer.jpeg and cache.put(result_id, answer.jpeg):
         result = result.model_copy(update={"output": overlay_url(result_id)})
         headers["Link"] = f'<{result.output}>; rel="related"; type="image/jpeg"'
