@@ -479,7 +479,7 @@ def read_frame(
 ) -> FrameAnswer:
     """The answer with the frame read and solved; a reading that solved also brings the
     paper (and its points) the session keeps for the grid."""
-    from api.photo.pipeline import judged
+    from api.photo.pipeline import judged, told_apart
     from vision.locate import Located
     from vision.read import read_located
     from vision.track import ink_signature
@@ -490,6 +490,7 @@ def read_frame(
         image, gray, Located(corners, score), engine=job.engine, gate=job.mode == "solve"
     )
     reading, solved = judged(reading, reading.timings, mode=job.mode, engine=job.engine)
+    solved = told_apart(solved)  # a printed solution in view is complete, never solved
     paper = points = None
     if (solved.solved or job.reference is None) and answer.states is None:
         # the reader's turn of the grid (by its digits) is trusted when it solved it; a

@@ -313,7 +313,9 @@ def solve_photo(
         for reading, grid in drawn:
             reading.image = canvas
             overlay = _draw(reading, grid, outline, timings, inplace=True)
-    main = next((g for _, g in grids if g.kind == "puzzle"), grids[0][1])
+    # the photo's own fields: its first puzzle's, else its first printed solution's
+    kinds = [g.kind for _, g in grids]
+    main = grids[next((kinds.index(k) for k in ("puzzle", "solution") if k in kinds), 0)][1]
     result = replace(main, grids=tuple(g for _, g in grids), overlay=overlay)
     if overlay is not None and encode:
         from vision.render import encode as encode_image
@@ -348,6 +350,13 @@ def solve_grid(page, located, *, engine=None, use_rules=True, mode="solve"):
     )
     reading, result = judged(reading, timings, use_rules=use_rules, mode=mode, engine=engine)
     result.timings = timings
+    return reading, told_apart(result)
+
+
+def told_apart(result: PhotoResult) -> PhotoResult:
+    """A grid's result told a puzzle or a printed solution (`SOLUTION_GIVENS` printed
+    digits or more): a solution is complete, has nothing to solve and is never drawn
+    over. The photo pipeline and the live camera both ask this of every grid they read."""
     printed = 0 if result.givens is None else 81 - result.givens.count("0")
     if printed >= SOLUTION_GIVENS:
         result.kind = "solution"
@@ -355,7 +364,7 @@ def solve_grid(page, located, *, engine=None, use_rules=True, mode="solve"):
         result.solution = None
         whole = "every cell" if printed == 81 else f"{printed} of its 81 cells"
         result.message = f"a printed solution ({whole} printed): nothing to solve"
-    return reading, result
+    return result
 
 
 def in_reading_order(grids: list) -> list:
