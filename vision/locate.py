@@ -21,7 +21,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -101,6 +101,9 @@ NO_GRID = "no sudoku grid found in the photo (no 9×9 line pattern anywhere)"
 # of the photo's area, a grid a sixteenth of the photo's side.
 PAGE_MIN_AREA = 0.004
 MAX_GRIDS = 12  # no page prints more; a photo showing more is a wallpaper of grids
+# A main grid covering less of the photo than this is a page's (a photo of one grid fills
+# the frame): the page's other grids are looked for more closely (`more_grids`).
+PAGE_SHARE = 0.15
 
 
 def locate_grids(
@@ -129,21 +132,30 @@ def locate_grids(
     gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
     small, scale = downscale(gray, max_side)
 
-    def closer_look(candidate: Located) -> Located | None:
-        """A page's other grid as a grid on a closer look (`page_grids`), on the small copy
-        where its cells are ten pixels wide or more, else on the full-resolution photo (a
-        small solution grid); or None."""
+    def closer_look(copy: np.ndarray, copy_scale: float):
+        """A closer look at a page's other grids found in `copy` (`closer_look_at`): on the
+        copy where their cells are ten pixels wide or more, else on the full-resolution
+        photo (a small solution grid)."""
 
         def square_of(quad: np.ndarray) -> np.ndarray:
-            if grid_side(quad) >= 90 or scale == 1.0:
-                return check_square(small, quad)
-            return check_square(gray, (quad + 0.5) / scale - 0.5)
+            if grid_side(quad) >= 90 or copy_scale == 1.0:
+                return check_square(copy, quad)
+            return check_square(gray, (quad + 0.5) / copy_scale - 0.5)
 
-        return closer_look_at(small, candidate, square_of)
+        return lambda candidate: closer_look_at(copy, candidate, square_of)
 
-    grids = page_grids(small, closer_look)[:limit]
+    grids = page_grids(small, closer_look(small, scale))
     if not grids:
         raise NoGridFound(NO_GRID)
+    if len(grids) >= 2 or quad_area(grids[0].corners) < PAGE_SHARE * small.size:
+        # a page: its smaller grids, their outlines joined to the text beside them at this
+        # scale, are looked for again on a copy twice as fine (or this one, for a small photo)
+        finer, fine_scale = (small, scale) if scale == 1.0 else downscale(gray, 2 * max_side)
+        ratio = fine_scale / scale
+        seen = [scaled(grid, ratio) for grid in grids]
+        more = more_grids(finer, seen, closer_look(finer, fine_scale))
+        grids += [scaled(grid, 1 / ratio) for grid in more]
+    grids = grids[:limit]
     found = [at_full_size(gray, small, scale, grids[0])]
     for grid in grids[1:]:
         if touches_frame(grid.corners, small.shape):  # only a part of it is in view
@@ -284,22 +296,20 @@ def page_grids(gray: np.ndarray, look=None) -> list[Located]:
         grid = look(candidate)
         if grid is not None and not any(overlap(grid.corners, t.corners) for t in taken):
             taken.append(grid)
-    if len(taken) >= 2:  # a page of several grids: look for more in every threshold
-        taken += more_grids(gray, taken, look)
     return taken + touching_grids(gray, taken, look)
 
 
 def more_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located]:
     """On a page of several grids, those the search for the main grid passed over.
 
-    That search stops at the first threshold that shows a clear grid, and on a page of
-    several the first threshold often joins a grid's outline to the caption or text that
-    touches it, so its quad misses the grid by more than a corner's settling can mend.
-    The other thresholds' outlines (the long lines alone, last) are looked at too, outside
-    the grids taken; only on pages, so a photo of one grid costs nothing more."""
+    That search stops at the first threshold that shows a clear grid, on a copy of the
+    photo some 800 pixels long, where a page's smaller grids' outlines join the caption or
+    text that touches them, so their quads miss them by more than settling mends. Every
+    threshold's outlines, on `gray` (a finer copy), are looked at outside the grids taken
+    (`look`, as in `page_grids`)."""
     area = gray.shape[0] * gray.shape[1]
     found: list[Located] = []
-    for binary in itertools.islice(binarisations(gray), 1, None):
+    for binary in binarisations(gray):
         for quad in contour_quads(outlines(binary, PAGE_MIN_AREA * area), 0.0):
             if not squarish(quad, PAGE_SQUARISH) or any(
                 overlap(quad, t.corners) for t in taken + found
@@ -312,6 +322,14 @@ def more_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located]:
             ):
                 found.append(grid)
     return found
+
+
+def scaled(grid: Located, ratio: float) -> Located:
+    """A grid found on one copy of the photo, on a copy `ratio` times as large (pixel
+    centres kept)."""
+    corners = (grid.corners + 0.5) * ratio - 0.5
+    mesh = None if grid.mesh is None else (grid.mesh + 0.5) * ratio - 0.5
+    return replace(grid, corners=corners.astype(np.float32), mesh=mesh)
 
 
 # A page's other grid photographed small or blurred can score under MIN_SCORE on the corners
