@@ -310,7 +310,8 @@ def more_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located]:
     area = gray.shape[0] * gray.shape[1]
     found: list[Located] = []
     for binary in binarisations(gray):
-        for quad in contour_quads(outlines(binary, PAGE_MIN_AREA * area), 0.0):
+        quads = contour_quads(outlines(binary, PAGE_MIN_AREA * area), 0.0)
+        for quad in sorted(quads, key=quad_area, reverse=True):  # a grid before its boxes
             if not squarish(quad, PAGE_SQUARISH) or any(
                 overlap(quad, t.corners) for t in taken + found
             ):
@@ -372,8 +373,18 @@ def closer_look_at(gray: np.ndarray, candidate: Located, square_of) -> Located |
 
 
 def plausible_digits(square: np.ndarray) -> bool:
-    """Whether the marks in a candidate's cells stand as high as printed digits do."""
-    return MIN_DIGIT_HEIGHT <= digit_height(square) <= MAX_DIGIT_HEIGHT
+    """Whether the marks in a candidate's cells stand as high as printed digits do, and,
+    standing high, are no box's digits among specks (`cell_lines`)."""
+    height = digit_height(square)
+    if not MIN_DIGIT_HEIGHT <= height <= MAX_DIGIT_HEIGHT:
+        return False
+    return height < BOX_DIGITS or cell_lines(square) > MAX_BOX_CELL_LINES
+
+
+# A box of a sparse grid, its few digits measured among specks, can pass for digits from
+# this high (0.8 to 1.8 on the sheets' boxes; a grid's printed digits 0.5 to 0.75); it
+# then shows at most six of a grid's twelve thin lines, a grid nearly always more.
+BOX_DIGITS, MAX_BOX_CELL_LINES = 0.8, 6
 
 
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # right, left, below, above: in a grid's square
@@ -790,6 +801,25 @@ def line_profiles(warped: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return rows, cols
 
 
+def cell_lines(square: np.ndarray) -> int:
+    """How many of a candidate's twelve thin lines (those between the cells of a box, six
+    each way) show long strokes clearly above its cell middles.
+
+    A 3 x 3 box of a grid taken for a grid has its four lines each way where a grid's box
+    lines are and nothing between them: none of the twelve. A grid shows most of them even
+    where a photo of a whole page blurs its hairlines to a few."""
+    cell, margin = CHECK_CELL, CHECK_CELL // 2
+    reach = min(max(1, cell // 6), margin)
+    thin = np.array([1, 2, 4, 5, 7, 8])
+    count = 0
+    for profile in line_profiles(square):
+        windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
+        lines = windows[margin - reach + cell * thin].max(axis=1)
+        middles = windows[margin - reach + cell * np.arange(9) + cell // 2].mean(axis=1)
+        count += int(np.count_nonzero(lines >= middles.mean() + 0.1))
+    return count
+
+
 def box_lines(square: np.ndarray) -> tuple[float, float]:
     """The second weakest of a candidate's four box lines across, and of its four down (its
     border and the lines between its boxes), each less the mean of its cell middles: one
@@ -825,8 +855,12 @@ def digit_height(square: np.ndarray) -> float:
     as `check_square` warps it.
     """
     cell, margin = CHECK_CELL, CHECK_CELL // 2
+    # ink a quarter of the way from the paper to the print's darkest: a grey page's sensor
+    # noise, which a fixed offset takes for specks the size of a digit, stays paper
+    paper, darkest = np.percentile(square, [50, 2])
+    offset = max(6.0, 0.25 * float(paper - darkest))
     ink = cv2.adaptiveThreshold(
-        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, 6
+        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, cell | 1, offset
     )
     long = 5 * cell // 2  # longer than any digit of either: the lines go, the digits stay
     lines = long_strokes(ink, horizontal=True, length=long) | long_strokes(
@@ -847,6 +881,11 @@ def digit_height(square: np.ndarray) -> float:
     blocks = kept & solid & (np.minimum(tall, wide) >= 0.75 * heights) & (heights >= cell // 3)
     if blocks.sum() >= 0.2 * kept.sum():
         return float("nan")
+    # a box of a sparse grid holds a few digits three would-be cells high among specks of
+    # dirt the median would go by: marks that tall are its digits when they are a third
+    tall_marks = kept & (heights > MAX_DIGIT_HEIGHT * cell)
+    if tall_marks.sum() >= 0.3 * kept.sum():
+        return float(np.median(heights[tall_marks])) / cell
     return float(np.median(heights[kept])) / cell
 
 
