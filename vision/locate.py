@@ -393,6 +393,10 @@ BOX_DIGITS, MAX_BOX_CELL_LINES = 0.8, 6
 
 
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # right, left, below, above: in a grid's square
+# the square beside a grid's own towards each side, in its square's units
+NEIGHBOURS = np.float32(
+    [[[dx, dy], [dx + 1, dy], [dx + 1, dy + 1], [dx, dy + 1]] for dx, dy in SIDES]
+).reshape(-1, 1, 2)
 
 
 def touching_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located]:
@@ -408,10 +412,14 @@ def touching_grids(gray: np.ndarray, taken: list[Located], look) -> list[Located
     while queue:
         grid = queue.pop()
         to_photo = np.linalg.inv(square_homography(grid.corners, 1.0))
-        for dx, dy in borders_running_on(gray, to_photo):
-            square = np.float32([[[dx, dy], [dx + 1, dy], [dx + 1, dy + 1], [dx, dy + 1]]])
-            quad = cv2.perspectiveTransform(square, to_photo)[0]
-            if touches_frame(quad, gray.shape) or any(
+        beside = cv2.perspectiveTransform(NEIGHBOURS, to_photo).reshape(4, 4, 2)
+        # a neighbour would run off the photo (a photo of one grid fills it): not probed
+        inside_photo = [not touches_frame(quad, gray.shape) for quad in beside]
+        if not any(inside_photo):
+            continue
+        for side in borders_running_on(gray, to_photo):
+            quad = beside[SIDES.index(side)]
+            if not inside_photo[SIDES.index(side)] or any(
                 overlap(quad, t.corners) for t in taken + found
             ):
                 continue
