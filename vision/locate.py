@@ -351,7 +351,7 @@ def closer_look_at(gray: np.ndarray, candidate: Located, square_of) -> Located |
     """A candidate for a page's other grid, as the grid it is on a closer look, or None.
 
     The grid score averages the ten lines each way; a closer look asks what a grid holds:
-    marks of a printed digit's size in its cells (`digit_height`: a 3 x 3 box of a small
+    marks of a printed digit's size in its cells (`digit_marks`: a 3 x 3 box of a small
     grid taken for a grid holds digits three of its would-be cells high, a framed text box
     letters a third of one), and its box lines (`box_lines`: a framed box has its border
     and nothing across it). A grid running off the photo's edge must score as a grid as
@@ -379,17 +379,22 @@ def closer_look_at(gray: np.ndarray, candidate: Located, square_of) -> Located |
 
 def plausible_digits(square: np.ndarray) -> bool:
     """Whether the marks in a candidate's cells stand as high as printed digits do, and,
-    standing high, are no box's digits among specks (`cell_lines`)."""
-    height = digit_height(square)
+    standing high or with one three would-be cells high among a few, are no box's digits
+    among specks (`cell_lines`)."""
+    height, tallest, digits = digit_marks(square)
     if not MIN_DIGIT_HEIGHT <= height <= MAX_DIGIT_HEIGHT:
         return False
-    return height < BOX_DIGITS or cell_lines(square) > MAX_BOX_CELL_LINES
+    box_like = height >= BOX_DIGITS or (tallest >= BOX_TALLEST and digits < BOX_MARKS)
+    return not box_like or cell_lines(square) > MAX_BOX_CELL_LINES
 
 
-# A box of a sparse grid, its few digits measured among specks, can pass for digits from
-# this high (0.8 to 1.8 on the sheets' boxes; a grid's printed digits 0.5 to 0.75); it
-# then shows at most six of a grid's twelve thin lines, a grid nearly always more.
-BOX_DIGITS, MAX_BOX_CELL_LINES = 0.8, 6
+# A box of a sparse grid, its few digits measured among specks of a grey page, can pass
+# for digits (0.65 to 1.8 on the sheets' boxes; a grid's printed digits 0.5 to 0.75): it
+# does from this high, or with a digit this tall among its marks (a box's stand 1.75, a
+# grid's own below 1.2, but a printed solution's, its digits run together, as tall among
+# some sixty marks of a digit's height, a box's specks fewer than thirty); it then shows at
+# most six of a grid's twelve thin lines, a grid nearly always more.
+BOX_DIGITS, BOX_TALLEST, BOX_MARKS, MAX_BOX_CELL_LINES = 0.8, 1.5, 30, 6
 
 
 SIDES = ((1, 0), (-1, 0), (0, 1), (0, -1))  # right, left, below, above: in a grid's square
@@ -860,7 +865,7 @@ def box_lines(square: np.ndarray) -> tuple[float, float]:
     return weakest[0], weakest[1]
 
 
-def digit_height(square: np.ndarray) -> float:
+def digit_marks(square: np.ndarray) -> tuple[float, float, int]:
     """The median height of the ink marks inside a candidate (the longer side of each, as
     the page may be turned), in its cells; NaN where there are none.
 
@@ -891,19 +896,21 @@ def digit_height(square: np.ndarray) -> float:
     heights = np.maximum(tall, wide)
     kept = (heights >= cell // 4) & (stats[:, cv2.CC_STAT_AREA] >= cell)
     if not kept.any():
-        return float("nan")
+        return float("nan"), float("nan"), 0
     # a crossword's black squares: solid, square, a third of a cell wide or more (less the
     # lines' ink): no digit is all three
     solid = stats[:, cv2.CC_STAT_AREA] >= 0.9 * tall * wide
     blocks = kept & solid & (np.minimum(tall, wide) >= 0.75 * heights) & (heights >= cell // 3)
+    tallest = float(heights[kept].max()) / cell
+    digits = int(np.count_nonzero(kept & (heights <= MAX_DIGIT_HEIGHT * cell)))
     if blocks.sum() >= 0.2 * kept.sum():
-        return float("nan")
+        return float("nan"), tallest, digits
     # a box of a sparse grid holds a few digits three would-be cells high among specks of
     # dirt the median would go by: marks that tall are its digits when they are a third
     tall_marks = kept & (heights > MAX_DIGIT_HEIGHT * cell)
     if tall_marks.sum() >= 0.3 * kept.sum():
-        return float(np.median(heights[tall_marks])) / cell
-    return float(np.median(heights[kept])) / cell
+        return float(np.median(heights[tall_marks])) / cell, tallest, digits
+    return float(np.median(heights[kept])) / cell, tallest, digits
 
 
 def long_strokes(ink: np.ndarray, horizontal: bool, length: int) -> np.ndarray:
