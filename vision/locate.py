@@ -114,9 +114,12 @@ def locate_grids(
     People photograph pages: a puzzle book prints two to six grids a page, a newspaper an
     easy and a hard one beside yesterday's small solution. The main grid is the one
     `locate_grid` takes (so a photo of one grid is located exactly as before); the others
-    are every candidate scoring as a grid that overlaps no grid taken before it
-    (`page_grids`). A grid that holds two or more smaller grids is a block of them (a
-    sheet's frame, four touching grids), never one grid: its grids are taken instead.
+    are every candidate that is a grid on a closer look (`closer_look_at`) and overlaps no
+    grid taken before it (`page_grids`). A grid that holds two or more smaller grids is a
+    block of them (a sheet's frame, four touching grids), never one grid: its grids are
+    taken instead. On a page (two whole grids, or a main grid small in a large photo) the
+    search goes on on a copy twice as fine (`more_grids`). A grid running off the photo's
+    edge, not the main one, is marked `cut_off` with the corners of its part in view.
 
     Raises
     ------
