@@ -338,7 +338,7 @@ def solve_grid(page, located, *, engine=None, use_rules=True, mode="solve"):
     told a puzzle from a printed solution (`SOLUTION_GIVENS`), which is complete and never
     drawn over. A grid cut off by the photo's edge is not read (reading None): only a part
     of it is in view."""
-    from vision import read_located
+    from vision.read import read_located
 
     if located.cut_off:
         said = "the grid runs off the edge of the photo: take it whole to read it"
