@@ -164,8 +164,7 @@ def locate_grids(
     found = [at_full_size(gray, small, scale, grids[0])]
     for grid in grids[1:]:
         if touches_frame(grid.corners, small.shape):  # only a part of it is in view
-            corners = (grid.corners + 0.5) / scale - 0.5
-            found.append(Located(corners.astype(np.float32), grid.score, cut_off=True))
+            found.append(replace(scaled(grid, 1 / scale), cut_off=True))
         else:
             found.append(at_full_size(gray, small, scale, grid))
     return found
@@ -218,8 +217,8 @@ def best_candidate(gray: np.ndarray, others: list[Located] | None = None) -> Loc
     seen_small: list[np.ndarray] = []
     best: Located | None = None
     candidates = []
+    page = others is not None
     for binary in binarisations(gray):
-        page = others is not None
         contours, areas = outlines(binary, PAGE_MIN_AREA * area if page else min_area)
         large = [c for c, a in zip(contours, areas, strict=True) if a >= min_area]
         fresh = deduplicate(contour_quads(large, min_area), tolerance, seen)
