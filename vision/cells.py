@@ -561,6 +561,16 @@ def digit_image(
     """
     count, labels = cv2.connectedComponents(faint, connectivity=8)
     ink, strong, box = grown_ink()(blob, labels, count, crop, float(low))
+    return (normalised(ink, size) * 255).astype(np.uint8), strong, box
+
+
+def normalised(ink: np.ndarray, size: int = SIZE) -> np.ndarray:
+    """A digit's ink (float32 in [0, 1], cropped to it) scaled so its longer side is
+    `DIGIT_HEIGHT` of `size` and centred in a size x size square, MNIST-like.
+
+    >>> normalised(np.ones((10, 4), np.float32)).shape
+    (28, 28)
+    """
     h, w = ink.shape
     side = int(round(size * DIGIT_HEIGHT / 28))
     scale = min(side / h, side / w)
@@ -569,7 +579,7 @@ def digit_image(
     out = np.zeros((size, size), np.float32)
     top, left = (size - nh) // 2, (size - nw) // 2
     out[top : top + nh, left : left + nw] = small
-    return (out * 255).astype(np.uint8), strong, box
+    return out
 
 
 def _grown_ink(blob, labels, count: int, crop, low: float):

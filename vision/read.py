@@ -25,6 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.candidates import noted_candidates
 from vision.cells import Cells, cut_cells, darkness, with_coloured_ink, without_coloured_ink
 from vision.gate import (
     gate_classes,
@@ -349,6 +350,8 @@ def read_located(
     elif kinds is not None:  # the cell model says whether print, the engines which digit
         if not plain:
             kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
+            # "34" noted is not one entry; the cells' boxes turned as the grid was
+            kinds = noted_candidates(color, turn_boxes(cells.boxes, side, k), kinds)
         print_reading = calibrated(probabilities, engine) if calibrate else probabilities
         probabilities = printed_probabilities(kinds, probabilities, cells.ink)
     if calibrate:

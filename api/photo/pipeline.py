@@ -34,6 +34,7 @@ from api.photo.entries import (
     Mistake,
     agreeing_solution,
     clear_marks,
+    doubt_the_reader,
     find_mistakes,
     hand_marks,
     judge_entries,
@@ -399,6 +400,8 @@ def judge_reading(
     if reading.cells is not None:
         blobs, pen = reading.cells.ink, reading.cells.blobs & ~reading.cells.ink
         common["contrast"] = reading.cells.contrast
+        if reading.warped is not None and reading.kinds is not None:
+            common["reread"] = _cut_again(reading)
     common["pen"] = pen
     result = judge(reading.givens, reading.probabilities, timings, blobs=blobs, **common)
     for view in _other_views(reading):
@@ -432,6 +435,20 @@ def judged(
         timings.update(reading.timings)
         result = judge_reading(reading, timings, use_rules=use_rules, mode=mode)
     return reading, result
+
+
+def _cut_again(reading):
+    """cells -> (len(cells), 9): the reading's digits in those cells cut again against their
+    own paper and read by every hand model (`vision.reread.reread_entries`)."""
+    from vision.kinds import hand_model_path, second_hand_models
+    from vision.reread import reread_entries
+
+    def reread(cells: list[int]) -> np.ndarray:
+        models = [hand_model_path(), *second_hand_models()]
+        boxes = np.asarray(reading.cell_boxes).reshape(81, 4)  # in the upright square
+        return reread_entries(reading.warped, boxes, cells, models)
+
+    return reread
 
 
 def _other_views(reading):
@@ -490,6 +507,7 @@ def judge(
     blobs: np.ndarray | None = None,
     pen: np.ndarray | None = None,
     contrast: np.ndarray | None = None,
+    reread=None,
 ) -> PhotoResult:
     """The status of a reading: correct it by the rules if needed, then solve it.
 
@@ -520,6 +538,10 @@ def judge(
     contrast : ndarray of float, shape (81,), optional
         How dark each cell's blob is (`Cells.contrast`): pen or pencil, whose misread
         rates differ (`api.photo.entries.judge_entries`).
+    reread : callable, optional
+        cells -> (len(cells), 9): their digits cut again against their own paper and read
+        (`vision.reread.reread_entries`); an entry called wrong is doubted by it
+        (`api.photo.entries.doubt_the_reader`).
 
     Returns
     -------
@@ -558,6 +580,8 @@ def judge(
         result.mistakes = find_mistakes(entries, solution)
         if result.marks is not None:  # read under the rules, judged by the odds (issue 37)
             judged = judge_entries(result.marks, values, solution)
+            if reread is not None:
+                judged = doubt_the_reader(judged, reread)
             result.marks, result.mistakes = judged.marks, judged.mistakes
             result.unclear = judged.unclear
             entries = result.marks.entries
