@@ -46,6 +46,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
@@ -61,6 +62,7 @@ from api.photo.entries import (  # noqa: E402
     seen_digits,
 )
 from api.scale.threads import limit_threads  # noqa: E402
+from api.train import holdout  # noqa: E402
 from vision.calibration import HandRates, fit_ink, save_hand  # noqa: E402
 from vision.kinds import MODEL, hand_model_path, second_hand_models  # noqa: E402
 
@@ -83,8 +85,28 @@ LOOKS: list[tuple[tc.LabelledPhoto, int, str]] = []
 ALONE = 500
 
 
-def fold_model(k: int) -> Path:
-    return FOLD_DIR / f"fold{k}.onnx"
+def fold_model(k: int | str) -> Path:
+    """Fold k's cell model (held out by puzzle), or the model of a named fold
+    (`api.train.holdout`: "week9", "phone-a", "uneven", "aside", ...)."""
+    return FOLD_DIR / (f"fold{k}.onnx" if isinstance(k, int) else f"{k}.onnx")
+
+
+def ensure_named_folds(names: list[str], by: str, retrain: bool, seed: int, seconds: bool) -> None:
+    """The models of the named folds (`api.train.holdout`) made by the shipped recipe,
+    each holding out its fold's photos (`--hold-out by:name`; "aside" the split kept aside)."""
+    FOLD_DIR.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        spec = "aside" if name == "aside" else f"{by}:{name}"
+        common = ["--hold-out", spec, "--out", str(fold_model(name)), "--seed", str(seed)]
+        if retrain or not fold_model(name).is_file():
+            print(f"training {name} (held out) ...", file=sys.stderr)
+            tc.main([*common, "--cell-only"])
+            tc.main([*common, "--hand-only", "--variants", "2"])
+        if seconds and (
+            retrain or len(second_hand_models(fold_model(name))) < len(tc.SECOND_SEEDS)
+        ):
+            print(f"training {name}'s second-look hand models ...", file=sys.stderr)
+            tc.main([*common, "--seconds", "--variants", "2"])
 
 
 def ensure_folds(
@@ -154,10 +176,12 @@ class Read:
     digit: np.ndarray  # truth: 0 empty, 1-9, 10 candidates
     kind: np.ndarray  # truth: . p w c
     solution: np.ndarray | None  # of the true printed digits
+    fold: str = ""  # the fold whose model read it
+    model: str = ""  # that model (its hand models cut the doubted entries again)
 
 
 def read_all(
-    sets, folds: int, shipped: bool, cached: bool = False, errata: dict | None = None
+    sets, folds: int, shipped: bool, cached: bool = False, errata: dict | None = None, fold_of=None
 ) -> list[Read]:
     """Every photo read by its fold's models (or the shipped ones). With `cached`, a
     photo's reading is kept under FOLD_DIR/reads/ keyed by the photo and its models'
@@ -173,7 +197,7 @@ def read_all(
     out = []
     for name, photos in sets.items():
         for photo in photos:
-            k = tc.fold_of(photo.group, folds)
+            k = tc.fold_of(photo.group, folds) if fold_of is None else fold_of(photo)
             model = MODEL if shipped else fold_model(k)
             os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
             digit, kind = truth_of(photo, errata)
@@ -189,13 +213,13 @@ def read_all(
                 except Exception as error:  # counted, never stops the run
                     print(f"  {photo.path.name}: {error}", file=sys.stderr)
                     reading = None
-                if reading is not None:
-                    reading = dataclasses.replace(reading, image=None, warped=None)
+                if reading is not None:  # the warped grid kept: a second cut looks at it
+                    reading = dataclasses.replace(reading, image=None)
                 if cached:
                     key.parent.mkdir(parents=True, exist_ok=True)
                     key.write_bytes(pickle.dumps(reading))
             solution = unique_solution_of(np.where(kind == "p", digit, 0))
-            out.append(Read(name, photo, reading, digit, kind, solution))
+            out.append(Read(name, photo, reading, digit, kind, solution, str(k), str(model)))
     os.environ.pop("SUDOKU_LENS_CELL_MODEL", None)
     return out
 
@@ -365,6 +389,9 @@ def reading_of_cells(r: Read, result, stats: Counter) -> None:
     stats["kind_cells"] += int(cells.sum())
     stats["kind_right"] += int((kinds[cells] == r.kind[cells]).sum())
     stats["all_right"] += int((digit == r.digit).all() and (kinds == r.kind).all())
+    noted = r.kind == "c"
+    stats["candidate_cells"] += int(noted.sum())
+    stats["candidates_as_entries"] += int((noted & (kinds == "w")).sum())
 
 
 def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -> None:
@@ -384,6 +411,7 @@ def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -
     inks = marks.inks if marks.inks is not None else np.full(81, "pen")
     likelihood = rates.likelihoods(marks.digits[cells], inks[cells])
     own = rates.likelihoods(marks.digits[cells], inks[cells], sharpen=False)
+    again = second_cut(r.reading, cells.tolist())  # what `doubt_the_reader` would look at
     for i, cell in enumerate(cells):
         real = entry_posterior(own[i], int(r.digit[cell]), seen[cell])
         DOUBT["right"].append(1.0 - real[r.digit[cell] - 1])
@@ -395,6 +423,9 @@ def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -
             post = entry_posterior(likelihood[i], other, around)
             mine = entry_posterior(own[i], other, around)
             said = call(post, other, mine)
+            read = int(np.argmax(marks.digits[cell])) + 1
+            if said == "wrong" and again[i].sum() > 0 and again[i][read - 1] < 0.5:
+                said = "unclear"  # the second cut reads another digit (no page doubt here)
             stats["sim_wrong"] += 1
             stats[f"sim_wrong_{said}"] += 1
             if said == "right":  # the cases the target counts: printed for a look
@@ -408,6 +439,19 @@ def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -
                              f"P(wrong) {1 - mine[other - 1]:.2e}")  # fmt: skip
             read = int(np.argmax(marks.digits[cell])) + 1
             stats[f"today_sim_wrong_{today.call(marks.digits[cell], read, other)}"] += 1
+
+
+def second_cut(reading, cells: list[int]) -> np.ndarray:
+    """(len(cells), 9) the digits of `cells` cut again and read by the hand models of the
+    model that read the photo, as the check's doubt does (`vision.reread`)."""
+    from vision.kinds import hand_model_path, second_hand_models
+    from vision.reread import reread_entries
+
+    if reading.warped is None:
+        return np.zeros((len(cells), 9), np.float32)
+    models = [hand_model_path(), *second_hand_models()]
+    boxes = np.asarray(reading.cell_boxes).reshape(81, 4)
+    return reread_entries(reading.warped, boxes, cells, models)
 
 
 def donors_of(reads: list[Read]) -> list[tuple[Read, int]]:
@@ -507,6 +551,15 @@ def transplant(reading, cell: int, donor, dc: int):
         out[cell] = np.asarray(theirs).reshape(81, -1)[dc]
         return out.reshape(np.shape(mine))
 
+    warped = reading.warped
+    if warped is not None and donor.warped is not None:  # the donor's ink, for a second cut
+        warped = warped.copy()
+        x0, y0, x1, y1 = (int(v) for v in np.asarray(reading.cell_boxes).reshape(81, 4)[cell])
+        u0, v0, u1, v1 = (int(v) for v in np.asarray(donor.cell_boxes).reshape(81, 4)[dc])
+        crop = donor.warped[v0:v1, u0:u1]
+        if crop.ndim != warped.ndim:
+            crop = cv2.cvtColor(crop, cv2.COLOR_GRAY2BGR if crop.ndim == 2 else cv2.COLOR_BGR2GRAY)
+        warped[y0:y1, x0:x1] = cv2.resize(crop, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
     cells, theirs = reading.cells, donor.cells
     printed = reading.givens.reshape(81) > 0
     their_print = donor.givens.reshape(81) > 0
@@ -529,6 +582,7 @@ def transplant(reading, cell: int, donor, dc: int):
         else put(reading.print_probabilities, donor.print_probabilities),
         kinds=put(reading.kinds, donor.kinds),
         cells=cells,
+        warped=warped,
     )
 
 
@@ -612,6 +666,15 @@ def main(argv: list[str] | None = None) -> int:
         "--as-labelled", action="store_true",
         help=f"take ../shared's labels as they are, without {ERRATA.name}'s corrections",
     )  # fmt: skip
+    parser.add_argument(
+        "--by", choices=("puzzle", *holdout.BY), default="puzzle",
+        help="the folds: by puzzle (foldK models), or whole weeks, phones or lighting"
+        " conditions held out (api.train.holdout; the split kept aside never scored)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--aside", action="store_true",
+        help="score the split kept aside, by its own model (once, at the end of a piece of work)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     FOLD_DIR = args.fold_dir
     if not (SHARED / "datasets").is_dir():
@@ -621,7 +684,11 @@ def main(argv: list[str] | None = None) -> int:
         )
         return 2
     limit_threads(opencv=1)
-    if not args.shipped:
+    named = args.aside or args.by != "puzzle"
+    if named and not args.shipped:
+        names = ["aside"] if args.aside else list(holdout.folds_of(args.by))
+        ensure_named_folds(names, args.by, args.retrain, args.seed, not args.no_seconds)
+    elif not args.shipped:
         ensure_folds(args.folds, args.retrain, args.seed, args.split, not args.no_seconds)
     started = time.time()
     wicht = tc.wichtounet_photos(SHARED)
@@ -632,13 +699,16 @@ def main(argv: list[str] | None = None) -> int:
         "kubiesa": tc.kubiesa_photos(tc.kubiesa_labels(SHARED), derived),
         "wichtounet/mixed": [p for p in wicht if p.source == "mixed"],
     }
+    chooser = None
+    if named:
+        chooser, sets = named_folds(sets, args.by, args.aside)
     if args.split is not None:
         sets = {
             k: [p for p in v if tc.fold_of(p.group, args.folds) in args.split]
             for k, v in sets.items()
         }
     errata = {} if args.as_labelled else read_errata(ERRATA)
-    reads = read_all(sets, args.folds, args.shipped, args.cached_reads, errata)
+    reads = read_all(sets, args.folds, args.shipped, args.cached_reads, errata, chooser)
     by_set = {name: [r for r in reads if r.name == name] for name in SETS}
     other = dict(zip(SETS, SETS[::-1], strict=True))
     rates = {
@@ -648,12 +718,13 @@ def main(argv: list[str] | None = None) -> int:
     timed = TimedCorrect(args.base)
     today = Today(args.base)
     pipeline.correct = timed
-    stats = {name: Counter() for name in SETS}
+    by_fold: dict[tuple[str, str], Counter] = {}
     recognise = []
     rng = np.random.default_rng(args.seed)
     donors = {name: donors_of(by_set[name]) for name in SETS}
     for r in reads:
-        s = stats[r.name]
+        s = by_fold.setdefault((r.fold, r.name), Counter())
+        os.environ["SUDOKU_LENS_CELL_MODEL"] = r.model  # the second cut: the fold's hands
         if r.reading is None:
             s["photos"] += 1
             s["errors"] += 1
@@ -671,7 +742,13 @@ def main(argv: list[str] | None = None) -> int:
                 pasted(r, result, donors[r.name], files[r.name], rng, s, double, today)
     pipeline.correct = timed.now
     os.environ.pop("SUDOKU_LENS_HAND_RATES", None)
+    os.environ.pop("SUDOKU_LENS_CELL_MODEL", None)
+    stats = {
+        name: sum((c for (_, n), c in by_fold.items() if n == name), Counter()) for name in SETS
+    }
     print_table(stats, rates, timed, recognise, args, errata)
+    if named or args.split is None:
+        print_folds(by_fold)
     if args.write_calibration:
         both = fit_rates(reads, f"kubiesa and wichtounet/mixed ({held_out(args)})")
         save_hand(both)
@@ -692,6 +769,60 @@ def main(argv: list[str] | None = None) -> int:
     if args.json_out:
         args.json_out.write_text(json.dumps({k: dict(v) for k, v in stats.items()}, indent=1))
     return 0
+
+
+def named_folds(sets: dict, by: str, aside: bool):
+    """(chooser, sets): the photos of the folds made `by` week, phone or light (with
+    `aside`, the split kept aside instead), and which fold's model reads each.
+
+    The split kept aside is never in a fold: no choice is judged on it."""
+    photos = [p for v in sets.values() for p in v]
+    truth = [(p.path, np.where(p.classes >= 10, p.classes - 9, p.classes) % 10) for p in photos]
+    folds = tc.photo_folds(photos, tc.read_grids(truth))  # the upright grids are cached
+
+    def fold(photo) -> str | None:
+        if aside:
+            return "aside" if folds[photo.path]["aside"] else None
+        return None if folds[photo.path]["aside"] else folds[photo.path][by]
+
+    chosen = {k: [p for p in v if fold(p) is not None] for k, v in sets.items()}
+    return fold, chosen
+
+
+def print_folds(by_fold: dict[tuple[str, str], Counter]) -> None:
+    """Each fold's figures (both sets together), the worst fold beside them: where the check
+    on photos unlike its training stands."""
+    folds = sorted({f for f, _ in by_fold})
+    rows = {f: sum((c for (g, _), c in by_fold.items() if g == f), Counter()) for f in folds}
+    columns = [
+        ("photos", lambda s: str(s["photos"]), None),
+        ("right called wrong", lambda s: pct(s["right_called_wrong"], s["entries"]),
+         lambda s: s["right_called_wrong"] / max(s["entries"], 1)),
+        ("photos w/ false wrong", lambda s: pct(s["photos_with_false_wrong"], s["solved_right"]),
+         lambda s: s["photos_with_false_wrong"] / max(s["solved_right"], 1)),
+        ("unclear", lambda s: pct(s["right_unclear"], s["entries"]),
+         lambda s: s["right_unclear"] / max(s["entries"], 1)),
+        ("solved right", lambda s: pct(s["solved_right"], s["photos"]),
+         lambda s: -s["solved_right"] / max(s["photos"], 1)),
+        ("WRONG", lambda s: str(s["WRONG"]), lambda s: s["WRONG"]),
+        ("digit cells right", lambda s: pct(s["digit_cells_right"], s["digit_cells"]),
+         lambda s: -s["digit_cells_right"] / max(s["digit_cells"], 1)),
+        ("candidates as entries", lambda s: f"{s['candidates_as_entries']}/{s['candidate_cells']}",
+         lambda s: s["candidates_as_entries"]),
+        ("sim. wrong called right", lambda s: pct(s["sim_wrong_right"], s["sim_wrong"]),
+         lambda s: s["sim_wrong_right"] / max(s["sim_wrong"], 1)),
+        ("pasted wrong called wrong", lambda s: pct(s["pasted_wrong"], s["pasted"]),
+         lambda s: -s["pasted_wrong"] / max(s["pasted"], 1)),
+    ]  # fmt: skip
+    print("\nby fold (both sets together; worst: each column's worst fold)")
+    print(" | ".join(["fold", *(name for name, _, _ in columns)]))
+    for f in folds:
+        print(" | ".join([f, *(show(rows[f]) for _, show, _ in columns)]))
+    worst = []
+    for _, show, bad in columns:
+        worst.append("" if bad is None else show(max(rows.values(), key=bad)))
+    print(" | ".join(["worst", *worst]))
+    print(" | ".join(["all", *(show(sum(rows.values(), Counter())) for _, show, _ in columns)]))
 
 
 def write_crops(path: Path, folds: int, shipped: bool) -> None:
@@ -741,6 +872,10 @@ def print_doubt() -> None:
 def held_out(args) -> str:
     if args.shipped:
         return "IN-SAMPLE: the shipped model trained on these photos"
+    if args.aside:
+        return "the split kept aside (api.train.holdout.aside), by a model that never saw it"
+    if args.by != "puzzle":
+        return f"held out by {args.by}: {', '.join(holdout.folds_of(args.by))}, each its own model"
     if args.split is not None:
         which = ", ".join(map(str, args.split))
         return f"held out by puzzle: fold {which} of {args.folds}, each its own model"
@@ -789,6 +924,7 @@ def print_table(stats, rates, timed, recognise, args, errata: dict) -> None:
     rows += [
         ("kubiesa: cells right (digit or candidates)", ">= 99%", pct(k["cells_right"], k["cells"]), ""),
         ("kubiesa: printed vs written right (digit cells)", ">= 99%", pct(k["kind_right"], k["kind_cells"]), ""),
+        ("kubiesa: candidate cells taken for entries", "0", f"{k['candidates_as_entries']} of {k['candidate_cells']}", ""),
         ("mixed: photos with every cell right (digit and kind)", ">= 95%", pct(m["all_right"], m["photos"]), ""),
     ]  # fmt: skip
     for name, target, value, then in rows:
