@@ -76,6 +76,7 @@ CASES: list[str] = []  # the wrong entries called right, said after the table
 DOUBT: dict[str, list[float]] = {"right": [], "cases": []}
 # the crops behind those cases, for a look (`--crops`): (photo, cell, caption)
 LOOKS: list[tuple[tc.LabelledPhoto, int, str]] = []
+MODEL_OF: dict[Path, Path] = {}  # the model each photo was read by (`read_all`)
 # crops an ink needs to be fitted on its own (`fit_rates`). It was 200, and every held-out
 # fit had fewer pencil crops (Kubiesa 127, Wicht's mixed 97), so the check was measured with
 # pencil's rates pooled with pen's; the shipped fit over both sets was the first with enough
@@ -199,6 +200,7 @@ def read_all(
         for photo in photos:
             k = tc.fold_of(photo.group, folds) if fold_of is None else fold_of(photo)
             model = MODEL if shipped else fold_model(k)
+            MODEL_OF[photo.path] = model
             os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
             digit, kind = truth_of(photo, errata)
             stamp = f"{photo.path}|{model.stat().st_mtime_ns}|"
@@ -392,6 +394,10 @@ def reading_of_cells(r: Read, result, stats: Counter) -> None:
     noted = r.kind == "c"
     stats["candidate_cells"] += int(noted.sum())
     stats["candidates_as_entries"] += int((noted & (kinds == "w")).sum())
+    for cell in np.flatnonzero(noted & (kinds == "w")).tolist():
+        LOOKS.append((r.photo, cell, f"candidates read {result.marks.entries[cell]}"))
+        CASES.append(f"  candidates taken for an entry: {r.photo.path.name} {cell_name(cell)}"
+                     f" read as {result.marks.entries[cell]}")  # fmt: skip
 
 
 def simulated(r: Read, result, rates: HandRates, stats: Counter, today: Today) -> None:
@@ -675,6 +681,10 @@ def main(argv: list[str] | None = None) -> int:
         "--aside", action="store_true",
         help="score the split kept aside, by its own model (once, at the end of a piece of work)",
     )  # fmt: skip
+    parser.add_argument(
+        "--only", type=lambda text: text.split(","), default=None,
+        help="with --by: score only these folds (NAME or NAME,NAME; train only theirs)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     FOLD_DIR = args.fold_dir
     if not (SHARED / "datasets").is_dir():
@@ -686,7 +696,7 @@ def main(argv: list[str] | None = None) -> int:
     limit_threads(opencv=1)
     named = args.aside or args.by != "puzzle"
     if named and not args.shipped:
-        names = ["aside"] if args.aside else list(holdout.folds_of(args.by))
+        names = ["aside"] if args.aside else args.only or list(holdout.folds_of(args.by))
         ensure_named_folds(names, args.by, args.retrain, args.seed, not args.no_seconds)
     elif not args.shipped:
         ensure_folds(args.folds, args.retrain, args.seed, args.split, not args.no_seconds)
@@ -701,7 +711,7 @@ def main(argv: list[str] | None = None) -> int:
     }
     chooser = None
     if named:
-        chooser, sets = named_folds(sets, args.by, args.aside)
+        chooser, sets = named_folds(sets, args.by, args.aside, args.only)
     if args.split is not None:
         sets = {
             k: [p for p in v if tc.fold_of(p.group, args.folds) in args.split]
@@ -771,7 +781,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def named_folds(sets: dict, by: str, aside: bool):
+def named_folds(sets: dict, by: str, aside: bool, only: list[str] | None = None):
     """(chooser, sets): the photos of the folds made `by` week, phone or light (with
     `aside`, the split kept aside instead), and which fold's model reads each.
 
@@ -783,7 +793,10 @@ def named_folds(sets: dict, by: str, aside: bool):
     def fold(photo) -> str | None:
         if aside:
             return "aside" if folds[photo.path]["aside"] else None
-        return None if folds[photo.path]["aside"] else folds[photo.path][by]
+        if folds[photo.path]["aside"]:
+            return None
+        name = folds[photo.path][by]
+        return name if only is None or name in only else None
 
     chosen = {k: [p for p in v if fold(p) is not None] for k, v in sets.items()}
     return fold, chosen
@@ -835,8 +848,8 @@ def write_crops(path: Path, folds: int, shipped: bool) -> None:
 
     tiles = []
     for photo, cell, caption in LOOKS:
-        model = MODEL if shipped else fold_model(tc.fold_of(photo.group, folds))
-        os.environ["SUDOKU_LENS_CELL_MODEL"] = str(model)
+        model = MODEL_OF.get(photo.path) or fold_model(tc.fold_of(photo.group, folds))
+        os.environ["SUDOKU_LENS_CELL_MODEL"] = str(MODEL if shipped else model)
         warped = read_photo(str(photo.path), gate=False).warped
         side = warped.shape[0] / 9
         row, col = divmod(cell, 9)
@@ -875,7 +888,8 @@ def held_out(args) -> str:
     if args.aside:
         return "the split kept aside (api.train.holdout.aside), by a model that never saw it"
     if args.by != "puzzle":
-        return f"held out by {args.by}: {', '.join(holdout.folds_of(args.by))}, each its own model"
+        names = args.only or holdout.folds_of(args.by)
+        return f"held out by {args.by}: {', '.join(names)}, each its own model"
     if args.split is not None:
         which = ", ".join(map(str, args.split))
         return f"held out by puzzle: fold {which} of {args.folds}, each its own model"

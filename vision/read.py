@@ -19,7 +19,7 @@ upright grid's top left) and the homography (it maps onto the upright square).
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import cv2
@@ -48,6 +48,7 @@ from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid, locate_grids
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
+from vision.reread import faint_entries
 from vision.typeface import kinds_by_typeface, kinds_unlike_the_print, kinds_without_a_hand
 from vision.warp import WARP_SIDE, grid_homography, to_image, turn, turn_boxes, warp_grid
 
@@ -350,8 +351,9 @@ def read_located(
     elif kinds is not None:  # the cell model says whether print, the engines which digit
         if not plain:
             kinds = kinds_without_a_hand(kinds, cells.blobs, cells.images)
-            # "34" noted is not one entry; the cells' boxes turned as the grid was
-            kinds = noted_candidates(color, turn_boxes(cells.boxes, side, k), kinds)
+            boxes = turn_boxes(cells.boxes, side, k)  # in the upright colour grid
+            cells, kinds = with_faint_entries(color, boxes, cells, kinds)
+            kinds = noted_candidates(color, boxes, kinds)  # "34" noted is not one entry
         print_reading = calibrated(probabilities, engine) if calibrate else probabilities
         probabilities = printed_probabilities(kinds, probabilities, cells.ink)
     if calibrate:
@@ -501,6 +503,22 @@ def weighed_by_page(
         colours = np.where(joining[:, None], pen_colours, colours)
         kinds = by_typeface(kinds_by_colour(kinds, colours), cells.rotated(k).images)
     return cells, kinds
+
+
+def with_faint_entries(
+    color: np.ndarray, boxes: np.ndarray, cells: Cells, kinds: np.ndarray
+) -> tuple[Cells, np.ndarray]:
+    """The upright cells and kinds with the faint pencil the grey cut missed: where the cell
+    model sees a hand's mark and no digit was cut, the cell is cut against its own paper
+    and read by the hand models (`vision.reread.faint_entries`); those cells then count as
+    marked, their contrast the mark's."""
+    printed = cells.ink & (kinds[:, 1:10].sum(axis=1) > 0.5)
+    print_ink = float(np.median(cells.contrast[printed])) if printed.any() else 0.0
+    kinds, found, contrast = faint_entries(color, boxes, kinds, cells.blobs, print_ink)
+    if not found.any():
+        return cells, kinds
+    marked = cells.blobs | found
+    return replace(cells, marked=marked, contrast=np.where(found, contrast, cells.contrast)), kinds
 
 
 def by_typeface(kinds: np.ndarray, images: np.ndarray) -> np.ndarray:
