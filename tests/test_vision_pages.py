@@ -131,9 +131,7 @@ def test_a_small_solution_grid_beside_the_puzzle_is_found_and_said_complete(puzz
 
 def test_a_block_of_four_touching_grids_is_four_grids_not_one(puzzles):
     side = 560
-    grids = [
-        (puzzles[k].line, 140 + (k % 2) * side, 300 + (k // 2) * side, side) for k in range(4)
-    ]
+    grids = [(puzzles[k].line, 140 + (k % 2) * side, 300 + (k // 2) * side, side) for k in range(4)]
     photo, truth = seen_at_a_tilt(flat_page(grids, text=False), grids)
     found = locate_grids(photo)
     assert len(found) == 4
