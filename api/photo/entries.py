@@ -463,7 +463,9 @@ def doubt_the_reader(judged: Judged, reread) -> Judged:
     if not judged.mistakes:
         return judged
     entries = int((np.asarray(judged.marks.entries) > 0).sum())
-    page = more_than_slips(len(judged.mistakes), max(entries, len(judged.mistakes)))
+    # the page's disagreements: the entries called wrong and those unclear read as a wrong digit
+    against = len(judged.mistakes) + sum(m.written != m.right for m in judged.unclear)
+    page = more_than_slips(against, max(entries, against))
     again = np.asarray(reread([m.cell for m in judged.mistakes]), np.float64)
     mistakes, unclear = [], list(judged.unclear)
     for m, read in zip(judged.mistakes, again, strict=True):
