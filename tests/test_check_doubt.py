@@ -181,3 +181,39 @@ def test_clear_real_entries_read_the_same_retinted_and_shadowed(shared_dir):
             )
     assert sure > 40
     assert same >= sure - 1, f"{sure - same} of {sure} clear entries read as another digit"
+
+
+def test_the_check_through_judge_doubts_a_page_of_disagreements(tmp_path, monkeypatch):
+    """Through the pipeline's `judge`: five sure entries of twenty read against the solution,
+    each cut again as its right digit, come out unclear, named "right or read", and the
+    message says to look; the same page cut again as read keeps them wrong."""
+    from test_handfilled import crafted
+
+    from api.photo.pipeline import judge
+    from samples.synthetic import make_puzzle
+    from vision.calibration import HandRates, InkRates, save_hand
+
+    path = tmp_path / "rates.json"
+    save_hand(HandRates({"pen": InkRates(1.0, 1e-6), "pencil": InkRates(1.0, 1e-6)}), path)
+    monkeypatch.setenv("SUDOKU_LENS_HAND_RATES", str(path))
+    givens, solution = make_puzzle(np.random.default_rng(3), 30)
+    givens, solution = givens.reshape(81), solution.reshape(81)
+    empty = np.flatnonzero(givens == 0)[:20]
+    written = np.zeros(81, int)
+    written[empty] = solution[empty]
+    misread = empty[::4][:5]  # five of them read as another digit
+    written[misread] = solution[misread] % 9 + 1
+    printed_givens, printed, kinds = crafted(givens, written)
+
+    def as_written(cells):  # the second cut reads each as the person wrote it
+        return np.eye(9)[[solution[c] - 1 for c in cells]]
+
+    def as_read(cells):
+        return np.eye(9)[[written[c] - 1 for c in cells]]
+
+    doubted = judge(printed_givens, printed, kinds=kinds, mode="check", reread=as_written)
+    assert doubted.status == "solved" and not doubted.mistakes
+    assert sorted(m.cell for m in doubted.unclear) == sorted(misread.tolist())
+    assert "unclear" in doubted.message and "wrong" not in doubted.message
+    kept = judge(printed_givens, printed, kinds=kinds, mode="check", reread=as_read)
+    assert sorted(m.cell for m in kept.mistakes) == sorted(misread.tolist())
