@@ -5,6 +5,7 @@
     python -m api.train.cells --hand-only --variants 2   # its hand model, as shipped
     python -m api.train.cells --seconds --variants 2     # the hand models' second look
     python -m api.train.cells --fold 2 --folds 4 --out /tmp/fold2.onnx   # hold fold 2 out
+    python -m api.train.cells --hold-out week:week9 --out /tmp/week9.onnx  # a whole week out
 
 Reproducible with `--seed` (default 7); `make train` runs the three steps as shipped, about
 40 minutes on two quiet cores. It never runs at import.
@@ -37,7 +38,13 @@ two more hand models by the same recipe from other seeds (`cells.hand2.onnx`,
 
 Honest measurement: photos are split into folds by puzzle (the same puzzle photographed
 twice never sits on both sides), and `--fold k` trains on the other folds only, so
-`bench/handwriting.py` measures each photo with a model that never saw it.
+`bench/handwriting.py` measures each photo with a model that never saw it. `--hold-out
+week:week9` (or `phone:phone-a`, `light:uneven`, ...) holds out photos unlike the rest
+instead, and `--hold-out aside` the split kept aside (`api.train.holdout`).
+
+The synthetic copies are drawn on the photos' own paper, and half of them are then lit
+as another page in another room might be (`relit`: tinted paper, a shadow across the grid,
+less contrast, blur), so that a digit is learnt apart from its paper and light.
 """
 
 from __future__ import annotations
