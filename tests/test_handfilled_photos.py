@@ -203,9 +203,9 @@ def test_check_names_what_an_unclear_entry_may_be_in_the_cli_and_over_http(clien
     """Issue 37 end to end: on a page with a true mistake and a hard-to-read entry, only
     the wrong entry is called wrong, and each unclear entry names the digits it may be
     ("r7c1: 5 or 3?"), the same in the CLI's JSON, its text and the HTTP answer."""
-    page = make_photo(38, **README_PAGE)
+    page = make_photo(35, **README_PAGE)
     wrong = wrong_cells(page)
-    photo = tmp_path / "hand-38.jpg"
+    photo = tmp_path / "hand-35.jpg"
     photo.write_bytes(page.jpeg)
     done = run("solve", str(photo), "--mode", "check", "--json")
     assert done.returncode == 0, done.stderr
