@@ -44,6 +44,19 @@ def test_two_small_digits_side_by_side_are_candidates():
     assert separate_digits(ink_of(noted)) == 2
 
 
+def test_two_digits_noted_joined_in_the_corner_are_candidates():
+    """"79" noted in one stroke (a single mark) at the cell's top left is two digits; the
+    same mark in the middle of the cell, where an entry is written, is one."""
+
+    def joined(x: int, y: int) -> np.ndarray:
+        cell = written_cell("79", 0.55, (x, y))
+        cv2.line(cell, (x + 6, y - 11), (x + 14, y - 11), 90, 2)  # the pen never lifted
+        return ink_of(cell)[4:-4, 4:-4]
+
+    assert separate_digits(joined(4, 18), 50) == 2
+    assert separate_digits(joined(16, 34), 50) <= 1
+
+
 def test_one_written_digit_is_one_digit_however_large():
     for text, scale, org in (("4", 1.3, (12, 40)), ("8", 1.0, (14, 38)), ("1", 0.5, (20, 30))):
         assert separate_digits(ink_of(written_cell(text, scale, org))) <= 1, text
