@@ -43,17 +43,19 @@ from vision.cells import (
 # the cell's height: the candidates people note are a fifth to a half of the cell high,
 # side by side at its top, while the pieces of one broken stroke differ in height or lie
 # across each other. With the joined pairs in the corner (`noted_joined`), on the
-# hand-filled photos of ../shared (the split kept aside left out): 186 of the 240 candidate
+# hand-filled photos of ../shared (the split kept aside left out): 210 of the 240 candidate
 # cells are found so (98 by pairs apart alone; the rest are single digits, left to the
-# cell model), and 7 of 7,728 written entries and 6 of 5,790 printed digits look so (a
+# cell model), and 8 of 7,728 written entries and 6 of 5,790 printed digits look so (a
 # noisy grey page's specks, a loop come loose).
 TALLEST_SPECK = 0.22
 ALIKE = 0.5
 OVERLAP = 0.3
 SMALL = 0.5
-# One mark is digits noted joined when JOINED times as wide as tall, small, and starting
-# in the cell's top left corner (within CORNER of its side from the top, at its left edge).
+# One mark is digits noted joined when JOINED times as wide as tall, at most JOINED_TALL
+# of the cell high, and starting in the cell's top left corner (within CORNER of its side
+# from the top, at its left edge).
 JOINED = 1.0
+JOINED_TALL = 0.6
 CORNER = 0.15
 # the ink looked at: this share of the grid's print threshold, as the reader's hysteresis
 # grows a faint digit (`vision.cells.FAINT`)
@@ -98,11 +100,12 @@ def side_by_side(a, b, height: int) -> bool:
 
 def noted_joined(mark, shape: tuple[int, int], height: int) -> bool:
     """Whether one mark (x, y, width, height) is digits noted joined ("79" in one stroke):
-    at least `JOINED` times as wide as tall, no taller than `SMALL` of the cell's `height`,
+    at least `JOINED` times as wide as tall, no taller than `JOINED_TALL` of the cell's
+    `height`,
     and tucked into the cell's top left corner where people note their candidates (an
     entry is written in the middle)."""
     x, y, w, h = mark
-    return w >= JOINED * h and h <= SMALL * height and x <= 1 and y <= CORNER * shape[0]
+    return w >= JOINED * h and h <= JOINED_TALL * height and x <= 1 and y <= CORNER * shape[0]
 
 
 def separate_digits(ink: np.ndarray, height: int | None = None) -> int:
