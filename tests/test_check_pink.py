@@ -13,8 +13,9 @@ import json
 import httpx
 import numpy as np
 import pytest
+from test_check_page import checked_on_the_page
 from test_handfilled_photos import needs_model, run, wrong_cells
-from test_page import PHONE, browser, server  # noqa: F401 (fixtures)
+from test_page import browser, server  # noqa: F401 (fixtures)
 
 from samples.synthetic import make_photo
 
@@ -81,21 +82,8 @@ def test_the_pink_pencil_page_over_http_and_on_the_phone_page(pink, server, brow
     assert answer.status_code == 200, answer.text
     body = answer.json()
     judged_alike(pink, body)
-    page = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True).new_page()
-    page.goto(server.url + "/")
-    page.click(".modes [data-mode=check]")
-    with page.expect_response("**/v1/solve?mode=check") as checked:
-        page.set_input_files(
-            "#library",
-            files=[{"name": "pink.jpg", "mimeType": "image/jpeg", "buffer": pink.jpeg}],
-        )
-    shown = json.loads(checked.value.body())
+    page, shown, marked = checked_on_the_page(server, browser, "pink.jpg", pink.jpeg)
     assert shown["mistakes"] == body["mistakes"] and shown["unclear"] == body["unclear"]
-    page.wait_for_selector("#message.ok")
-    marked = page.eval_on_selector_all(
-        "#board input",
-        "cells => cells.flatMap((c, i) => c.classList.contains('mistake') ? [i] : [])",
-    )
     assert set(marked) == {m["index"] for m in body["mistakes"]}
     assert not set(marked) & right_entries(pink)
     page.close()
