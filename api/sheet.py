@@ -18,6 +18,7 @@ PNG writes one file a page (`sheet.png`, `sheet-2.png`, ...).
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +30,9 @@ FORMATS = (".pdf", ".png")
 BORDER, BOX_LINE, CELL_LINE = 0.08, 0.06, 0.018
 DIGIT_HEIGHT = 0.6  # a printed digit's height / cell
 DIAGONAL_TINT = 215  # grey level of a diagonal sudoku's diagonal cells
+BOX_TINT = 228  # grey level of the alternate boxes some papers shade
+DIAGONAL_MARKS = ("shaded", "lines")  # how a diagonal sudoku marks its diagonals
+WIDE_SYMBOL = 0.78  # the widest a symbol of two characters ("10".."16") may be / cell
 FONT_NAMES = ("LiberationSans-Regular.ttf", "DejaVuSans.ttf", "FreeSans.ttf")
 FONT_DIRS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"))
 # Grids a page holds by board side: (columns, rows)
@@ -55,8 +59,9 @@ def digit_font_path() -> str | None:
     return None
 
 
-def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
-    path = digit_font_path()
+def _font(size: int, path: str | None = None) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
+    """The face at `path` (the sheet's, `digit_font_path`, when None) at `size` pixels."""
+    path = path or digit_font_path()
     return ImageFont.truetype(path, size) if path else ImageFont.load_default(size)
 
 
@@ -84,41 +89,101 @@ def layout(count: int, board: int, dpi: int = 200) -> list[Placed]:
 
 
 def draw_grid(
-    draw: ImageDraw.ImageDraw, line: str, origin, side: int, box_shape, diagonal: bool = False
+    draw: ImageDraw.ImageDraw,
+    line: str,
+    origin,
+    side: int,
+    box_shape,
+    diagonal: bool = False,
+    *,
+    symbols: Sequence[str] | None = None,
+    font_path: str | None = None,
+    digit_height: float = DIGIT_HEIGHT,
+    lines: tuple[float, float, float] = (BORDER, BOX_LINE, CELL_LINE),
+    diagonal_mark: str = "shaded",
+    shaded_boxes: bool = False,
+    centre_ink: bool = False,
 ) -> None:
     """One puzzle, black on white: `line` its cells in reading order ('.' empty). A
-    diagonal sudoku's two diagonals are tinted light grey, as puzzle books mark them."""
-    n = math.isqrt(len(line))
+    diagonal sudoku's two diagonals are tinted light grey, as puzzle books mark them.
+
+    The keywords print it in other papers' styles (their defaults are the sheet's):
+    `symbols` the cells' printed texts in reading order ('' empty) in place of `line`'s
+    characters, for symbols of two characters ("10".."16") or a '0' that is a symbol;
+    `font_path` the face; `digit_height` a printed '8''s height / cell, symbols of two
+    characters in a smaller face that fits WIDE_SYMBOL of a cell, as magazines print them;
+    `lines` the widths of the outer frame, the box lines and the cell lines / cell;
+    `diagonal_mark` "shaded" (the diagonal cells tinted) or "lines" (a thin line corner to
+    corner along each diagonal); `shaded_boxes` alternate boxes tinted light grey;
+    `centre_ink` centres each symbol's ink in its cell rather than the face's line (whose
+    middle sits below a digit's in many faces: a tall digit then meets a bold frame).
+    """
+    if diagonal_mark not in DIAGONAL_MARKS:
+        raise ValueError(f"diagonal_mark must be one of {DIAGONAL_MARKS}, not {diagonal_mark!r}")
+    texts = [s if s not in ".0" else "" for s in line] if symbols is None else list(symbols)
+    n = math.isqrt(len(texts))
     cell = side / n
     x0, y0 = origin
-    font = _digit_font(cell)
-    if diagonal:
+    border, box_line, cell_line = lines
+    box_rows, box_cols = box_shape
+    if shaded_boxes:
+        for r in range(0, n, box_rows):
+            for c in range(0, n, box_cols):
+                if (r // box_rows + c // box_cols) % 2:
+                    x, y = x0 + c * cell, y0 + r * cell
+                    draw.rectangle((x, y, x + box_cols * cell, y + box_rows * cell), fill=BOX_TINT)
+    if diagonal and diagonal_mark == "shaded":
         for r in range(n):
             for c in {r, n - 1 - r}:
                 x, y = x0 + c * cell, y0 + r * cell
                 draw.rectangle((x, y, x + cell, y + cell), fill=DIAGONAL_TINT)
-    for k, symbol in enumerate(line):
-        if symbol not in ".0":
-            r, c = divmod(k, n)
-            cx, cy = x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell
-            draw.text((cx, cy), symbol, font=font, fill=0, anchor="mm")
-    box_rows, box_cols = box_shape
+    elif diagonal:
+        w = max(1, round(cell_line * cell))
+        draw.line((x0, y0, x0 + side - 1, y0 + side - 1), fill=0, width=w)
+        draw.line((x0 + side - 1, y0, x0, y0 + side - 1), fill=0, width=w)
+    font = _digit_font(cell, digit_height, font_path)
+    _draw_symbols(draw, texts, origin, cell, font, centre_ink)
     for i in range(n + 1):
         if i in (0, n):
-            width = BORDER
+            width = border
         elif i % box_cols == 0:
-            width = BOX_LINE
+            width = box_line
         else:
-            width = CELL_LINE
+            width = cell_line
         _line(draw, x0, y0, side, i * cell, width * cell, vertical=True)
     for i in range(n + 1):
         if i in (0, n):
-            width = BORDER
+            width = border
         elif i % box_rows == 0:
-            width = BOX_LINE
+            width = box_line
         else:
-            width = CELL_LINE
+            width = cell_line
         _line(draw, x0, y0, side, i * cell, width * cell, vertical=False)
+
+
+def _draw_symbols(draw, texts: list[str], origin, cell: float, font, centre_ink=False) -> None:
+    """Each non-empty text centred in its cell (reading order), its ink's box when
+    `centre_ink`; one of two or more characters in the face shrunk so that the widest of
+    them fits WIDE_SYMBOL of a cell."""
+    n = math.isqrt(len(texts))
+    x0, y0 = origin
+    wide = [t for t in texts if len(t) > 1]
+    small = font
+    if wide and isinstance(font, ImageFont.FreeTypeFont):
+        widest = max(font.getlength(t) for t in set(wide))
+        if widest > WIDE_SYMBOL * cell:
+            small = font.font_variant(size=max(6, int(font.size * WIDE_SYMBOL * cell / widest)))
+    for k, symbol in enumerate(texts):
+        if symbol:
+            r, c = divmod(k, n)
+            cx, cy = x0 + (c + 0.5) * cell, y0 + (r + 0.5) * cell
+            face = small if len(symbol) > 1 else font
+            if centre_ink:
+                left, top, right, bottom = face.getbbox(symbol, anchor="lt")
+                at = (round(cx - (left + right) / 2), round(cy - (top + bottom) / 2))
+                draw.text(at, symbol, font=face, fill=0, anchor="lt")
+            else:
+                draw.text((cx, cy), symbol, font=face, fill=0, anchor="mm")
 
 
 def _line(draw, x0, y0, side, at, width, vertical: bool) -> None:
@@ -131,11 +196,12 @@ def _line(draw, x0, y0, side, at, width, vertical: bool) -> None:
         draw.rectangle((x0, y0 + start, x0 + side - 1, y0 + start + w - 1), fill=0)
 
 
-def _digit_font(cell: float):
-    """The face sized so that a printed '8' is DIGIT_HEIGHT of a cell tall."""
-    probe = _font(100)
+def _digit_font(cell: float, height: float = DIGIT_HEIGHT, path: str | None = None):
+    """The face (`path`, the sheet's when None) sized so that a printed '8' is `height` of
+    a cell tall."""
+    probe = _font(100, path)
     left, top, right, bottom = probe.getbbox("8")
-    return _font(max(6, round(100 * DIGIT_HEIGHT * cell / max(1, bottom - top))))
+    return _font(max(6, round(100 * height * cell / max(1, bottom - top))), path)
 
 
 def caption(number: int, made) -> str:

@@ -12,8 +12,8 @@ own mapping, so the truth is exact.
 Two kinds of page:
 
 - `sheet_photo`: the project's own printable sheet (`api.sheet.render_sheet`) of 1, 2, 4 or 6
-  fresh puzzles (`solver.generate`), rasterised directly (what the PNG holds) or through its
-  PDF (`pdftoppm`, when installed).
+  fresh puzzles (`solver.generate`; 9x9 unless asked for 4x4, 6x6, 16x16 or diagonal boards),
+  rasterised directly (what the PNG holds) or through its PDF (`pdftoppm`, when installed).
 - `shared_page`: a newspaper-like page built from REAL photos in ../shared (wichtounet's
   `images/`, whose labels are the printed givens): each grid cut out of its photo by its
   labelled corners, turned upright, levelled to paper white, laid out at different sizes
@@ -70,7 +70,8 @@ class PageGrid:
     corners: (4, 2) float32 TL, TR, BR, BL of the grid's outer edge in the photo's pixels,
     TL being the upright grid's (as the page reads). givens: 81 characters, '0' empty, what
     is printed. solution: 81 digits. kind: "puzzle", or "solution" for a small fully printed
-    solution grid (its givens are its solution).
+    solution grid (its givens are its solution). A sheet of other boards (`sheet_photo`'s
+    `board`) gives board x board characters in the generator's alphabet ('0' still empty).
     """
 
     corners: np.ndarray
@@ -354,33 +355,51 @@ def sheet_photo(
     size: tuple[int, int] = (1200, 1600),
     poor_light: bool = False,
     via_pdf: bool = False,
+    board: int = 9,
+    variant: str = "standard",
     **style_overrides,
 ) -> PagePhoto:
-    """A photo of a printed `sudoku-lens new --sheet` page of `count` fresh puzzles (1, 2, 4
-    or 6), each puzzle's truth from the generator; `via_pdf` prints it through its PDF
-    (`rasterise_pdf`) rather than the rendered image a PNG holds."""
-    from api.sheet import layout, render_sheet
+    """A photo of a printed `sudoku-lens new --sheet` page of `count` fresh puzzles, each
+    puzzle's truth from the generator; `via_pdf` prints it through its PDF (`rasterise_pdf`)
+    rather than the rendered image a PNG holds.
+
+    `board` is the puzzles' side (4, 6, 9 or 16) and `variant` "standard" or "diagonal"
+    (`solver.generate`'s); `size` is the photo's. A page holds `api.sheet.PER_PAGE` of them
+    (six up to 9x9, two 16x16): a count beyond that is a ValueError naming it. The truth
+    grids' strings are the generator's lines in its alphabet, '0' for an empty cell.
+
+    >>> photo = sheet_photo(1, seed=1, size=(450, 600), board=6)
+    >>> len(photo.grids[0].givens), len(photo.grids[0].solution)
+    (36, 36)
+    """
+    from api.sheet import PER_PAGE, layout, render_sheet
     from solver import format_line, generate
 
-    if not 1 <= count <= 6:
-        raise ValueError(f"a sheet holds 1 to 6 puzzles, not {count}")
-    made = generate(level, count=count, seed=seed)
+    if board not in PER_PAGE:
+        raise ValueError(f"a sheet prints boards of side {sorted(PER_PAGE)}, not {board}")
+    columns, rows = PER_PAGE[board]
+    if not 1 <= count <= columns * rows:
+        raise ValueError(
+            f"a sheet holds 1 to {columns * rows} puzzles of {board}x{board} a page, not {count}"
+        )
+    made = generate(level, count=count, seed=seed, size=board, variant=variant)
     dpi = sheet_dpi(size)
     pages = render_sheet(made, dpi=dpi)
     page = rasterise_pdf(pages, dpi) if via_pdf else np.asarray(pages[0])
     grids = [
         (at.origin, at.side, m.line.replace(".", "0"), format_line(m.solution), "puzzle")
-        for m, at in zip(made, layout(count, 9, dpi), strict=True)
+        for m, at in zip(made, layout(count, board, dpi), strict=True)
     ]
     overrides = poor_light_style(np.random.default_rng([seed, 13])) if poor_light else {}
     overrides.update(style_overrides)
     light = "poor light" if poor_light else "good light"
+    kind = "" if (board, variant) == (9, "standard") else f" {variant} {board}x{board}"
     return photograph_page(
         page,
         grids,
         seed=seed,
         size=size,
-        description=f"sheet of {count} ({'pdf' if via_pdf else 'png'}, {level}, {light})",
+        description=f"sheet of {count}{kind} ({'pdf' if via_pdf else 'png'}, {level}, {light})",
         paper="sheet",
         **overrides,
     )
