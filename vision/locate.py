@@ -28,6 +28,7 @@ import numpy as np
 
 from vision.compiled import on_first_use
 from vision.errors import NoGridFound
+from vision.lattice import best_lattice, lattice_evidence, stroke_profiles
 from vision.load import downscale
 from vision.mesh import cell_homographies, grid_mesh, warp_mesh
 
@@ -52,12 +53,14 @@ class Located:
     on a bent page the crossings of its curved lines (10, 10, 2) in image pixels
     (`vision.mesh`), else None. cut_off: a page's other grid that runs off the photo's
     edge (`locate_grids`): its corners are those of the part in view, and it is not read.
+    size: the cells a side its lines show (`vision.lattice`): 6, 9 or 16.
     """
 
     corners: np.ndarray
     score: float
     mesh: np.ndarray | None = None
     cut_off: bool = False
+    size: int = 9
 
 
 def locate_grid(image: np.ndarray, *, max_side: int = LOCATE_SIDE) -> Located:
@@ -148,6 +151,9 @@ def locate_grids(
         return lambda candidate: closer_look_at(copy, candidate, square_of)
 
     grids = page_grids(small, closer_look(small, scale))
+    boards = boards_instead(small, grids)
+    if boards:
+        return [at_full_size(gray, small, scale, board) for board in boards[:limit]]
     if not grids:
         raise NoGridFound(NO_GRID)
     whole = [grid for grid in grids if not touches_frame(grid.corners, small.shape)]
@@ -168,6 +174,108 @@ def locate_grids(
         else:
             found.append(at_full_size(gray, small, scale, grid))
     return found
+
+
+LATTICE_SIDE, LATTICE_MARGIN = 288, 16  # the square a grid's lattice is judged in
+# strokes this long in it are lines: longer than a digit of any board (a 6x6's: 35 px)
+LATTICE_STROKE = 40
+MIN_BOARD_SCORE = 0.3  # a 6x6's or 16x16's own lattice explains its lines this well
+
+
+def lattice_profiles(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The long strokes' profiles across and down a quad warped to LATTICE_SIDE."""
+    homography = square_homography(quad, LATTICE_SIDE, LATTICE_MARGIN)
+    side = LATTICE_SIDE + 2 * LATTICE_MARGIN
+    square = cv2.warpPerspective(gray, homography, (side, side), flags=cv2.INTER_AREA)
+    ink = cv2.adaptiveThreshold(square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, 15, 6)
+    return stroke_profiles(ink, LATTICE_MARGIN, LATTICE_STROKE)
+
+
+def lattice_of(gray: np.ndarray, quad: np.ndarray) -> int:
+    """How many cells a side the grid in `quad` has, by its lines (`vision.lattice`)."""
+    return best_lattice(*lattice_profiles(gray, quad), LATTICE_SIDE, LATTICE_MARGIN)
+
+
+def board_score(gray: np.ndarray, quad: np.ndarray, n: int) -> float:
+    """`grid_score` for a board of n cells a side: its lattice's line evidence."""
+    if quad_area(quad) < 1.0:
+        return 0.0
+    rows, cols = lattice_profiles(gray, quad)
+    return (
+        lattice_evidence(rows, LATTICE_SIDE, LATTICE_MARGIN, n)
+        + lattice_evidence(cols, LATTICE_SIDE, LATTICE_MARGIN, n)
+    ) / 2
+
+
+def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
+    """The page's 6x6 or 16x16 boards when its grids are not 9x9s, else [].
+
+    The 9x9's search finds none on a 6x6, and on a 16x16 the outline of one whose lines
+    say otherwise (`lattice_of`); or, scoring low as a 9x9, it may be a bent board its
+    search took for a 9x9: one of the boards that holds it replaces it. The search costs a
+    clear 9x9 photo one look at its main grid's lines."""
+    if grids and lattice_of(gray, grids[0].corners) == 9:
+        if grids[0].score >= GOOD_SCORE:
+            return []
+        main = grids[0].corners
+        return [
+            board
+            for board in other_boards(gray)
+            if overlap(board.corners, main) and quad_area(board.corners) >= 0.8 * quad_area(main)
+        ][:1]
+    return other_boards(gray)
+
+
+def other_boards(gray: np.ndarray) -> list[Located]:
+    """Every 6x6 and 16x16 grid in a small grey copy of a photo, the best ranked first.
+
+    Their outlines are the 9x9's (every threshold's squarish quads down to PAGE_MIN_AREA
+    of the photo); each is a board of the size its lines show best (`lattice_of`) when
+    that lattice explains them by MIN_BOARD_SCORE, and the taken ones overlap none (a
+    board's boxes, a block of its cells)."""
+    area = gray.shape[0] * gray.shape[1]
+    tolerance = 0.02 * max(gray.shape)
+    seen: list[np.ndarray] = []
+    found: list[Located] = []
+    for binary in binarisations(gray):
+        quads = contour_quads(outlines(binary, PAGE_MIN_AREA * area)[0], 0.0)
+        for quad in deduplicate(quads, tolerance, seen):
+            if not squarish(quad, PAGE_SQUARISH):
+                continue
+            size = lattice_of(gray, quad)
+            if size == 9:
+                continue
+            score = board_score(gray, quad, size)
+            if score >= MIN_BOARD_SCORE:
+                found.append(Located(quad, score, size=size))
+    taken: list[Located] = []
+    for board in sorted(found, key=rank, reverse=True):
+        if not any(overlap(board.corners, t.corners) for t in taken):
+            taken.append(board)
+    return taken
+
+
+SAMURAI_SCORE = 0.45  # a 9x9 grid's score; a plain grid's corner box alone scores < 0.2
+# a samurai's corner grids lie two thirds of a grid from its middle one, diagonally
+SAMURAI_OFFSETS = np.float32(
+    [
+        [[dx, dy], [dx + 1, dy], [dx + 1, dy + 1], [dx, dy + 1]]
+        for dx in (-2 / 3, 2 / 3)
+        for dy in (-2 / 3, 2 / 3)
+    ]
+).reshape(-1, 1, 2)
+
+
+def samurai_around(gray: np.ndarray, corners: np.ndarray) -> bool:
+    """Whether a 9x9 grid is one of a samurai's five: a whole 9x9 grid two thirds of a grid
+    away diagonally, sharing a 3 x 3 box with it (the middle grid has four such, each
+    corner grid one). A plain grid's box alone, seen as a grid, scores far below one."""
+    to_photo = np.linalg.inv(square_homography(corners, 1.0))
+    beside = cv2.perspectiveTransform(SAMURAI_OFFSETS, to_photo).reshape(4, 4, 2)
+    for quad in beside:
+        if not touches_frame(quad, gray.shape) and grid_score(gray, quad) >= SAMURAI_SCORE:
+            return True
+    return False
 
 
 # A printed digit stands about 0.6 of its cell high (0.5 to 0.8 on every grid of the
@@ -193,8 +301,8 @@ def at_full_size(image: np.ndarray, small: np.ndarray, scale: float, best: Locat
     else:
         gray = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         known = None
-    corners = refine_corners(gray, corners, known)
-    return Located(corners.astype(np.float32), best.score)
+    corners = refine_corners(gray, corners, known, best.size)
+    return Located(corners.astype(np.float32), best.score, size=best.size)
 
 
 def best_candidate(gray: np.ndarray, others: list[Located] | None = None) -> Located | None:
@@ -941,7 +1049,9 @@ REFINE_CELL = 24  # pixels per cell in the square the corners are first refined 
 FINE_CELL = 64  # ... and then, for a large grid, refined again in
 
 
-def refine_corners(gray: np.ndarray, corners: np.ndarray, score: float | None = None) -> np.ndarray:
+def refine_corners(
+    gray: np.ndarray, corners: np.ndarray, score: float | None = None, n: int = 9
+) -> np.ndarray:
     """Corners moved onto the grid's outer lines, measured on the full-resolution image.
 
     The candidate's corners come from a hull on a small copy: a pixel off there is several
@@ -955,14 +1065,21 @@ def refine_corners(gray: np.ndarray, corners: np.ndarray, score: float | None = 
     that moves the corners to the border's outer edge, so a 12 MP grid is placed to a pixel
     or two rather than to a tenth of a cell. A coarse pass that costs the grid more than
     `REFINE_LOSS` of its score has fitted its combs to something else, and the corners stay.
-    `score`, when known, is `grid_score(gray, corners)`.
+    `score`, when known, is `grid_score(gray, corners)`. A board of `n` cells a side other
+    than 9 (`vision.lattice`) is fitted with combs of n + 1 lines and judged by `board_score`.
     """
-    coarse = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08, step=0.5)
-    score = grid_score(gray, corners) if score is None else score
-    if grid_score(gray, coarse) < (1 - REFINE_LOSS) * score:
+    coarse = fit_outer_lines(gray, corners, REFINE_CELL, reach=0.5, stretch=0.08, step=0.5, n=n)
+    if n == 9:
+        score = grid_score(gray, corners) if score is None else score
+        kept = grid_score(gray, coarse) >= (1 - REFINE_LOSS) * score
+    else:
+        kept = board_score(gray, coarse, n) >= (1 - REFINE_LOSS) * board_score(gray, corners, n)
+    if not kept:
         return corners  # the combs fitted something else than the grid's lines
-    cell = int(np.clip(grid_side(coarse) / 18, REFINE_CELL, FINE_CELL))  # 1 px: 2 photo px
-    return fit_outer_lines(gray, coarse, cell, reach=1.5 / REFINE_CELL, stretch=0.01, outer=True)
+    cell = int(np.clip(grid_side(coarse) / (2 * n), REFINE_CELL, FINE_CELL))  # 1 px: 2 photo px
+    return fit_outer_lines(
+        gray, coarse, cell, reach=1.5 / REFINE_CELL, stretch=0.01, outer=True, n=n
+    )
 
 
 def grid_side(corners: np.ndarray) -> float:
@@ -980,6 +1097,7 @@ def fit_outer_lines(
     step: float = 0.25,
     strict: bool = False,
     min_strength: float = 0.25,
+    n: int = 9,
 ) -> np.ndarray | None:
     """One refinement pass: combs within ``reach`` cells and ``stretch`` of spacing.
 
@@ -987,9 +1105,9 @@ def fit_outer_lines(
     middle, where a person puts them (and where the labels of real photos are). When some
     half of the grid shows no clear comb (mean line strength under ``min_strength``) the
     corners are kept as they are, or, ``strict`` (tracking, where keeping them would leave
-    the grid behind), None is returned.
+    the grid behind), None is returned. `n`: the cells a side (combs of n + 1 lines).
     """
-    side = 9 * cell
+    side = n * cell
     homography = square_homography(corners, side, cell)
     size = side + 2 * cell
     warped = cv2.warpPerspective(
@@ -1016,10 +1134,10 @@ def fit_outer_lines(
         return sums.astype(np.float32) / np.float32(part.shape[axis])
 
     fits = [
-        comb_fit(across(rows, first, 1), cell, reach, stretch, step),  # horizontal, left end
-        comb_fit(across(rows, second, 1), cell, reach, stretch, step),  # horizontal, right end
-        comb_fit(across(cols, first, 0), cell, reach, stretch, step),  # vertical, top end
-        comb_fit(across(cols, second, 0), cell, reach, stretch, step),  # vertical, bottom end
+        comb_fit(across(rows, first, 1), cell, reach, stretch, step, n),  # horizontal, left end
+        comb_fit(across(rows, second, 1), cell, reach, stretch, step, n),  # horizontal, right end
+        comb_fit(across(cols, first, 0), cell, reach, stretch, step, n),  # vertical, top end
+        comb_fit(across(cols, second, 0), cell, reach, stretch, step, n),  # vertical, bottom end
     ]
     if min(f[2] for f in fits) < min_strength:  # some half shows no clear comb
         return None if strict else corners
@@ -1075,7 +1193,7 @@ def line_edge(profile: np.ndarray, centre: float, step: int, limit: int) -> floa
 
 
 def comb_fit(
-    profile: np.ndarray, cell: int, reach: float, stretch: float, step: float = 0.25
+    profile: np.ndarray, cell: int, reach: float, stretch: float, step: float = 0.25, n: int = 9
 ) -> tuple[float, float, float]:
     """Ten evenly spaced lines best matching an ink profile: (first, last, mean strength).
 
@@ -1083,15 +1201,27 @@ def comb_fit(
     cells and spacings within ``stretch`` are searched, offsets in steps of ``step`` pixels
     and spacings in steps that move the last line by one pixel. Each comb's strength is
     the mean of its ten lines' profile (linearly interpolated, capped at 0.9): `comb_totals`.
+    A board of `n` cells a side other than 9 has combs of n + 1 lines (`lattice_totals`).
     """
     offsets = np.arange(-reach * cell, reach * cell + 0.01, step)
     spacings = cell * np.arange(1 - stretch, 1 + stretch + 1e-6, 0.25 / (9 * cell) * 4)
-    total = comb_totals()(profile, float(cell), offsets, spacings)
+    if n == 9:
+        total = comb_totals()(profile, float(cell), offsets, spacings)
+    else:
+        total = lattice_totals(profile, float(cell), offsets, spacings, n)
     # capped profiles have plateaus: take the middle of the best ones, not the first
     best = total >= total.max() - 1e-3
     o, s = np.nonzero(best)
     first = cell + float(offsets[o].mean())
-    return first, first + 9 * float(spacings[s].mean()), float(total.max())
+    return first, first + n * float(spacings[s].mean()), float(total.max())
+
+
+def lattice_totals(profile, start, offsets, spacings, n: int) -> np.ndarray:
+    """`_comb_totals` for combs of n + 1 lines, in numpy (other boards than 9x9 are few)."""
+    positions = start + offsets[:, None, None] + spacings[None, :, None] * np.arange(n + 1)
+    x = np.clip(positions, 0.0, len(profile) - 1.0)
+    inked = np.interp(x, np.arange(len(profile)), profile.astype(np.float64))
+    return np.minimum(inked, 0.9).mean(axis=2)
 
 
 def _comb_totals(profile, start, offsets, spacings):
