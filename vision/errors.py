@@ -31,3 +31,14 @@ class Unreadable(VisionError):
 
 class NoGridFound(VisionError):
     """A good image in which no sudoku grid could be located."""
+
+
+class UnsupportedBoard(VisionError):
+    """A puzzle of a kind the project does not solve (killer, jigsaw, samurai): named, so it
+    is never read as a plain sudoku and answered."""
+
+    def __init__(self, kind: str):
+        super().__init__(
+            f"looks like a {kind} sudoku: not supported (sudoku-lens solves plain 6x6, 9x9 and 16x16 and diagonal sudoku)"
+        )
+        self.kind = kind

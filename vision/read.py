@@ -25,8 +25,10 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from vision.board import Board, board_kind
 from vision.candidates import noted_candidates
 from vision.cells import Cells, cut_cells, darkness, with_coloured_ink, without_coloured_ink
+from vision.errors import UnsupportedBoard
 from vision.gate import (
     gate_classes,
     gate_inputs,
@@ -45,10 +47,19 @@ from vision.kinds import (
 )
 from vision.kinds import model_path as cell_model_path
 from vision.load import MAX_PIXELS, as_bgr, load_image
-from vision.locate import Located, locate_grid, locate_grids
+from vision.locate import Located, locate_grid, locate_grids, samurai_around
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
 from vision.recognise import DEFAULT_ENGINE, ENGINES, calibrated, recognise, upright_turns
 from vision.reread import faint_entries
+from vision.symbols import CELL as SYMBOL_CELL
+from vision.symbols import (
+    alphabet_for,
+    convention_of,
+    cut_symbols,
+    read_glyphs,
+    symbol_odds,
+    upright_turn,
+)
 from vision.typeface import kinds_by_typeface, kinds_unlike_the_print, kinds_without_a_hand
 from vision.warp import WARP_SIDE, grid_homography, to_image, turn, turn_boxes, warp_grid
 
@@ -269,7 +280,8 @@ def read_located(
     timings: dict[str, float] | None = None,
     calibrate: bool = True,
     gate: bool = True,
-) -> Reading:
+    boards: bool = False,
+) -> Reading | BoardReading:
     """Read the grid already located in an image: warp, cut, turn upright, recognise.
 
     The live camera mode finds the grid by tracking it from the last frame's corners and
@@ -292,13 +304,20 @@ def read_located(
     gate : bool
         Let the gate (`vision.gate`) spare the cell model on a page surely print alone;
         False always asks it (`read_again`).
+    boards : bool
+        Tell the board's kind: a 6x6 or 16x16 (`Located.size`) is read by `read_board`, a
+        diagonal 9x9 comes back as a `BoardReading` holding its 9x9 reading, and a kind
+        not solved here (killer, jigsaw, samurai) raises UnsupportedBoard. Without it, every
+        grid is read as a plain 9x9 (the live camera, the benches of the 9x9 reader).
 
     Returns
     -------
-    Reading
+    Reading, or BoardReading (with `boards`)
     """
     engine = engine or DEFAULT_ENGINE
     timings = {} if timings is None else timings
+    if boards and located.size != 9:
+        return read_board(image, gray, located, engine=engine, timings=timings)
     clock = Stopwatch(timings)
     side = WARP_SIDE
     corners, mesh = located.corners, located.mesh
@@ -309,6 +328,13 @@ def read_located(
         homography = grid_homography(corners, side)
         warped = warp_mesh(gray, cell_homographies(mesh, side), side)
     clock.lap("warp")
+    board = None
+    if boards:
+        board = board_kind(warped, 9)
+        if board.refused is None and samurai_around(gray, corners):
+            board = replace(board, refused="samurai")
+        if board.refused:
+            raise UnsupportedBoard(board.refused)
 
     model = cell_model_path()
     # the gate's rule and figures are the default engine's (its calibrated sureness): with
@@ -360,7 +386,7 @@ def read_located(
         probabilities = sure if alone else calibrated(probabilities, engine)
     clock.lap("recognise")
 
-    return Reading(
+    reading = Reading(
         givens=probabilities.argmax(axis=1).astype(np.int8).reshape(9, 9),
         probabilities=probabilities.astype(np.float32).reshape(9, 9, 10),
         corners=corners.astype(np.float32),
@@ -379,6 +405,153 @@ def read_located(
         mesh=mesh,
         cell_homographies=None if mesh is None else cell_homographies(mesh, side),
         print_alone=alone,
+    )
+    if board is not None and board.variant != "standard":
+        return as_board(reading, board)
+    return reading
+
+
+@dataclass
+class BoardReading:
+    """What was read from a board other than the plain 9x9 (`read_board`): a 6x6, a 16x16,
+    or a diagonal sudoku.
+
+    board: its kind (`vision.board.Board`, box shape as upright); symbols: the printed
+    form of each value 1..size (a 16x16's "A" or "12"); convention: a 16x16's way of
+    printing them (`vision.symbols.CONVENTIONS`), else None; givens (size, size) int8, 0
+    empty; probabilities (size, size, size + 1) float32, column 0 empty; corners,
+    homography, side: as `Reading`'s, the upright square `side` pixels; cell_boxes (size,
+    size, 4) and ink_boxes (size, size, 4) in that square (NaN where no ink); image the
+    photo. A diagonal 9x9 is read by the 9x9 reader and keeps its `Reading` as `nine`.
+    """
+
+    board: Board
+    symbols: tuple[str, ...]
+    convention: str | None
+    givens: np.ndarray
+    probabilities: np.ndarray
+    corners: np.ndarray
+    homography: np.ndarray
+    side: int
+    cell_boxes: np.ndarray
+    ink_boxes: np.ndarray
+    image: np.ndarray
+    score: float = 0.0
+    turns: int = 0
+    timings: dict[str, float] = field(default_factory=dict)
+    nine: Reading | None = None
+
+    @property
+    def size(self) -> int:
+        return self.board.size
+
+    def to_photo(self, points: np.ndarray) -> np.ndarray:
+        return to_image(points, self.homography)
+
+    def homography_at(self, point) -> np.ndarray:
+        return self.homography
+
+
+def read_board(
+    image: np.ndarray,
+    gray: np.ndarray,
+    located: Located,
+    *,
+    engine: str | None = None,
+    timings: dict[str, float] | None = None,
+) -> BoardReading:
+    """Read a 6x6 or 16x16 board already located (`Located.size`): warp it at
+    `vision.symbols.CELL` pixels a cell, tell its boxes (`vision.board`), turn it upright
+    by its glyphs (`vision.symbols.upright_turn`, only among the turns its box shape
+    allows), cut and read its glyphs, and weigh every cell's symbols by the convention
+    that explains the board best.
+
+    Raises UnsupportedBoard for a kind the project does not solve.
+    """
+    engine = engine or DEFAULT_ENGINE
+    timings = {} if timings is None else timings
+    clock = Stopwatch(timings)
+    size = located.size
+    side = size * SYMBOL_CELL
+    warped, homography = warp_grid(gray, located.corners, side)
+    clock.lap("warp")
+    board = board_kind(warped, size)
+    if board.refused:
+        raise UnsupportedBoard(board.refused)
+    cells = cut_symbols(warped, size)
+    allowed = [0, 1, 2, 3]
+    if board.box_shape[0] != board.box_shape[1]:  # a 6x6's boxes stand 2 rows by 3 columns
+        allowed = [0, 2] if board.box_shape == (2, 3) else [1, 3]
+    k = upright_turn(cells, allowed)
+    corners, homography = turn(located.corners, homography, side, k)
+    if k:
+        warped = np.ascontiguousarray(np.rot90(warped, k))
+        cells = cut_symbols(warped, size)
+    clock.lap("cells")
+    box = board.box_shape if k % 2 == 0 else board.box_shape[::-1]
+    board = replace(board, box_shape=box)
+    glyphs = read_glyphs(np.array([g for c in cells for g in c.glyphs]).reshape(-1, 28, 28), engine)
+    per_cell, at = [], 0
+    for c in cells:
+        per_cell.append(glyphs[at : at + len(c.glyphs)])
+        at += len(c.glyphs)
+    convention = convention_of(per_cell, size)
+    symbols = alphabet_for(size, convention)
+    odds = symbol_odds(per_cell, symbols)
+    clock.lap("recognise")
+    edges = np.arange(size) * SYMBOL_CELL
+    cell_boxes = np.stack(
+        np.broadcast_arrays(
+            edges[None, :],
+            edges[:, None],
+            edges[None, :] + SYMBOL_CELL,
+            edges[:, None] + SYMBOL_CELL,
+        ),
+        axis=-1,
+    )
+    ink = np.full((size * size, 4), np.nan)
+    for i, c in enumerate(cells):
+        if c.boxes:
+            xs = [b[0] for b in c.boxes] + [b[0] + b[2] for b in c.boxes]
+            ys = [b[1] for b in c.boxes] + [b[1] + b[3] for b in c.boxes]
+            ink[i] = (min(xs), min(ys), max(xs), max(ys))
+    return BoardReading(
+        board=board,
+        symbols=symbols,
+        convention=convention,
+        givens=odds.argmax(axis=1).astype(np.int8).reshape(size, size),
+        probabilities=odds.reshape(size, size, size + 1),
+        corners=corners.astype(np.float32),
+        homography=homography,
+        side=side,
+        cell_boxes=cell_boxes,
+        ink_boxes=ink.reshape(size, size, 4),
+        image=image,
+        score=located.score,
+        turns=k,
+        timings=timings,
+    )
+
+
+def as_board(reading: Reading, board: Board) -> BoardReading:
+    """A diagonal 9x9's reading by the 9x9 reader, as a board's: its digits are the
+    symbols, its printed view the probabilities."""
+    return BoardReading(
+        board=board,
+        symbols=tuple("123456789"),
+        convention=None,
+        givens=reading.givens,
+        probabilities=reading.probabilities,
+        corners=reading.corners,
+        homography=reading.homography,
+        side=reading.side,
+        cell_boxes=reading.cell_boxes,
+        ink_boxes=reading.ink_boxes,
+        image=reading.image,
+        score=reading.score,
+        turns=reading.turns,
+        timings=reading.timings,
+        nine=reading,
     )
 
 

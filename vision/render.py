@@ -467,11 +467,12 @@ def print_blur(image: np.ndarray, to_photo, prints: dict) -> float:
 
 
 def local_scales(to_photo, centres: np.ndarray, heights: np.ndarray) -> np.ndarray:
-    """(9, 9) photo pixels per square pixel at each cell: how big the cell is in the photo."""
+    """(9, 9) photo pixels per square pixel at each cell: how big the cell is in the photo
+    (the board's shape on another board)."""
     half = (heights / 2)[..., None]
     corner = centres - half
     pts = np.stack([corner, corner + half * [2, 0], corner + half * [0, 2]], 2)  # (9, 9, 3, 2)
-    p = to_photo(pts.reshape(-1, 2)).reshape(9, 9, 3, 2)
+    p = to_photo(pts.reshape(-1, 2)).reshape(*heights.shape, 3, 2)
     across = np.hypot(*np.moveaxis(p[:, :, 1] - p[:, :, 0], -1, 0))
     down = np.hypot(*np.moveaxis(p[:, :, 2] - p[:, :, 0], -1, 0))
     return np.maximum(across, down) / heights
@@ -496,7 +497,7 @@ def paper_tints(
     photo = to_photo(points.reshape(-1, 2)).astype(np.float32)
     map_x, map_y = photo[..., 0], photo[..., 1]
     values = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-    mean = values.reshape(9, 9, -1, 3).astype(np.float64).mean(2)
+    mean = values.reshape(*heights.shape, -1, 3).astype(np.float64).mean(2)
     brightest = np.take_along_axis(mean, mean.sum(-1).argmax(1)[:, None, None], 1)
     level = mean.sum(-1, keepdims=True)
     mean = np.where(level < 0.8 * brightest.sum(-1, keepdims=True), brightest, mean)
@@ -544,6 +545,53 @@ def draw_solution(reading: Reading, overlay: Overlay, style: Style = Style()) ->
     draw_marks(page, cells, overlay, font)
     if style.outline:
         draw_outline(page.out, grid_outline(reading))
+    return page.out
+
+
+def draw_board(
+    reading, texts: np.ndarray, corrected: np.ndarray | None = None, style: Style = Style()
+) -> np.ndarray:
+    """A copy of a board's photo (`vision.read.BoardReading`: a 6x6, 16x16 or diagonal
+    sudoku) with `texts` (size, size) of str drawn into its cells ("" for none), in
+    perspective, sized like its print; `corrected` cells ringed in orange as on a 9x9.
+
+    >>> from types import SimpleNamespace
+    >>> photo = np.full((120, 120, 3), 230, np.uint8)
+    >>> edges = np.arange(6) * 20
+    >>> boxes = np.stack(np.broadcast_arrays(edges[None], edges[:, None], edges[None] + 20,
+    ...                                      edges[:, None] + 20), -1)
+    >>> board = SimpleNamespace(image=photo, cell_boxes=boxes, side=120,
+    ...     ink_boxes=np.full((6, 6, 4), np.nan), givens=np.zeros((6, 6), np.int8),
+    ...     homography=np.eye(3), to_photo=lambda p: p, homography_at=lambda p: np.eye(3))
+    >>> texts = np.full((6, 6), "", object); texts[2, 3] = "5"
+    >>> out = draw_board(board, texts)
+    >>> bool((out[40:60, 60:80] != 230).any()), bool((out[:40] == 230).all())
+    (True, True)
+    """
+    font = default_font() if style.font == "default" else style.font
+    boxes = np.asarray(reading.cell_boxes, np.float64)
+    centres = _box_centres(boxes)
+    heights = np.maximum(boxes[..., 3] - boxes[..., 1], 1)
+    inks = ink_boxes(reading)
+    prints = {cell: box for cell, box in inks.items() if reading.givens[cell]}
+    height = style.digit_height or printed_height(prints, heights) or DEFAULT_HEIGHT
+    height = float(np.clip(height, 0.3, 0.85))
+    scales = 1.25 * local_scales(reading.to_photo, centres, heights)
+    tints = paper_tints(reading.image, reading.to_photo, centres, heights)
+    page = Page(reading.image if style.inplace else reading.image.copy(), reading.homography_at)
+    for r, c in zip(*np.nonzero(texts != ""), strict=True):
+        text, h = str(texts[r, c]), heights[r, c]
+        scale = max(1.0, scales[r, c])
+        pixels = _ladder(height * h * scale)
+        paint = np.multiply(style.colour, tints[r, c])
+        page.stamp(glyph(text, pixels, font), centres[r, c], pixels / (height * h), paint)
+    if corrected is not None:
+        for r, c in np.argwhere(corrected):
+            h, scale = heights[r, c], max(1.0, scales[r, c])
+            orange = np.multiply(CORRECTED_COLOUR, tints[r, c])
+            page.stamp(ring(round(0.9 * h * scale)), centres[r, c], scale, orange)
+    if style.outline:
+        draw_outline(page.out, np.asarray(reading.corners, np.float32))
     return page.out
 
 

@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
+import math
 import os
 import sys
 import time
@@ -128,32 +129,50 @@ def random_style(rng: np.random.Generator, fonts: list[Path]) -> Style:
     )
 
 
-def render_grid(digits: np.ndarray, style: Style, rng: np.random.Generator) -> np.ndarray:
-    """A flat, upright printed grid (gray uint8, side 9 * cell, lines on its border)."""
+def render_grid(
+    digits: np.ndarray,
+    style: Style,
+    rng: np.random.Generator,
+    texts: list[str] | None = None,
+    box_shape: tuple[int, int] = (3, 3),
+) -> np.ndarray:
+    """A flat, upright printed grid (gray uint8, side n * cell, lines on its border) of the
+    n x n `digits` (0 empty); `texts`, when given, is what each cell prints instead of its
+    digit (a 16x16's "A" or "12", printed smaller when two glyphs wide), and `box_shape`
+    the (rows, columns) of a box."""
+    n = math.isqrt(len(digits))
     cell = style.cell
-    side = 9 * cell
+    side = n * cell
     img = Image.new("L", (side, side), style.paper)
     draw = ImageDraw.Draw(img)
+    box_rows, box_cols = box_shape
     if rng.random() < 0.2:  # some puzzles shade alternate boxes
         shade = style.paper - int(rng.integers(15, 60))
-        for br in range(3):
-            for bc in range(3):
+        for br in range(n // box_rows):
+            for bc in range(n // box_cols):
                 if (br + bc) % 2:
                     draw.rectangle(
-                        [bc * 3 * cell, br * 3 * cell, (bc + 1) * 3 * cell, (br + 1) * 3 * cell],
+                        [
+                            bc * box_cols * cell,
+                            br * box_rows * cell,
+                            (bc + 1) * box_cols * cell,
+                            (br + 1) * box_rows * cell,
+                        ],
                         fill=shade,
                     )
     px = int(round(style.digit_height * cell / 0.72))  # cap height is about 0.72 em
     font = ImageFont.truetype(str(style.font), px)
+    narrow = ImageFont.truetype(str(style.font), max(6, int(px * 0.72)))
     for i in np.flatnonzero(digits):
-        r, c = divmod(int(i), 9)
+        r, c = divmod(int(i), n)
         dx, dy = rng.normal(0, 0.04 * cell, 2)
         x, y = (c + 0.5) * cell + dx, (r + 0.5) * cell + dy
         ink = int(np.clip(style.ink + rng.integers(-10, 10), 0, 255))
+        text = str(digits[i]) if texts is None else texts[i]
         draw.text(
             (x, y),
-            str(digits[i]),
-            font=font,
+            text,
+            font=font if len(text) == 1 else narrow,
             fill=ink,
             anchor="mm",
             stroke_width=style.stroke,
@@ -161,13 +180,13 @@ def render_grid(digits: np.ndarray, style: Style, rng: np.random.Generator) -> n
         )
     for i in np.flatnonzero(digits == 0):
         if rng.random() < 0.06:
-            smudge(draw, divmod(int(i), 9), cell, style, rng)
-    for k in range(10):
-        w = style.thick if k % 3 == 0 else style.thin
+            smudge(draw, divmod(int(i), n), cell, style, rng)
+    for k in range(n + 1):
+        w = style.thick if k % box_cols == 0 else style.thin
+        h = style.thick if k % box_rows == 0 else style.thin
         p = min(side - 1, k * cell)
-        lo, hi = p - w // 2, p - w // 2 + w - 1
-        draw.rectangle([lo, 0, hi, side], fill=style.ink)
-        draw.rectangle([0, lo, side, hi], fill=style.ink)
+        draw.rectangle([p - w // 2, 0, p - w // 2 + w - 1, side], fill=style.ink)
+        draw.rectangle([0, p - h // 2, side, p - h // 2 + h - 1], fill=style.ink)
     return np.asarray(img)
 
 
@@ -344,12 +363,14 @@ def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(x * gain, 0, 1)
 
 
-def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int, hidden=HIDDEN) -> dict:
+def train(
+    x: np.ndarray, y: np.ndarray, seed: int, epochs: int, hidden=HIDDEN, classes: int = 10
+) -> dict:
     """Adam on softmax cross-entropy, minibatches of 128; returns float32 weights."""
     from vision.recognise import forward
 
     rng = np.random.default_rng(seed)
-    sizes = (SIZE * SIZE, *hidden, 10)
+    sizes = (SIZE * SIZE, *hidden, classes)
     w = init(rng, sizes)
     m = {k: np.zeros_like(v) for k, v in w.items()}
     v2 = {k: np.zeros_like(v) for k, v in w.items()}
@@ -392,9 +413,10 @@ def backward(acts: list[np.ndarray], y: np.ndarray, w: dict) -> dict:
 
 
 def accuracy(x: np.ndarray, y: np.ndarray, w: dict) -> float:
-    from vision.recognise import classify
+    from vision.recognise import forward
 
-    return float((classify(x, w).argmax(axis=1) == y).mean())
+    p = forward(x.reshape(len(x), -1).astype(np.float32), w)
+    return float((p.argmax(axis=1) == y).mean())
 
 
 def save(w: dict, path: Path, note: str) -> None:

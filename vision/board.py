@@ -1,0 +1,217 @@
+"""What kind of board a located grid is: its boxes, its diagonals, and the kinds not solved.
+
+The size comes from the lines (`vision.lattice`); the rest from the warped grid itself:
+
+- **Boxes.** A 6x6's boxes are 2 rows by 3 columns: its thicker lines run every second
+  row and every third column (or the other way round on a photo turned a quarter).
+- **Diagonals.** A diagonal ("X") sudoku marks its two diagonals, as puzzle books do, by
+  tinting their cells or drawing a line corner to corner through them.
+- **Not solved here.** A killer sudoku's cages are dashed lines just inside the cells; a
+  jigsaw's regions are thick lines off the boxes' places. Either is named, so the reader
+  refuses it rather than answering a plain sudoku it is not.
+
+Every measure is on the grid warped upright-or-not to a square (`vision.warp.warp_grid`),
+grey, dark print on light paper.
+
+>>> square = np.full((450, 450), 235, np.uint8)
+>>> for k in range(10):
+...     width = 4 if k % 3 == 0 else 1
+...     square[:, max(0, 50 * k - width):50 * k + width] = 30
+...     square[max(0, 50 * k - width):50 * k + width, :] = 30
+>>> board_kind(square, 9)
+Board(size=9, box_shape=(3, 3), variant='standard', refused=None)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CELL = 40  # pixels a cell in the square every measure is taken on
+# Box shapes by board size; a 6x6's may show turned (3, 2) on a photo turned a quarter.
+BOXES = {6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}
+TINT = 10  # grey levels a diagonal's tinted cells lie below the rest of their box
+DIAGONAL_LINE = 0.3  # share more ink on a drawn diagonal than beside it
+DASHED_CELLS = 0.5  # share of a killer's cells that show a dashed cage side
+JUMP = 1.8  # a line this much thicker on one cell's side than the next: a region's edge
+JUMPS = 10  # such turns that make a jigsaw (its nine regions turn some 30 times)
+
+
+@dataclass(frozen=True)
+class Board:
+    """size: cells a side; box_shape: (rows, columns) of a box as the square shows it;
+    variant: "standard" or "diagonal"; refused: the kind of puzzle it is when the project
+    does not solve it ("killer", "jigsaw", "samurai"), else None."""
+
+    size: int
+    box_shape: tuple[int, int]
+    variant: str = "standard"
+    refused: str | None = None
+
+
+def board_kind(square: np.ndarray, size: int) -> Board:
+    """The board a grid of `size` cells a side is, from its warped grey square."""
+    square = cv2.resize(square, (CELL * size, CELL * size), interpolation=cv2.INTER_AREA)
+    across = int(0.3 * CELL) | 1  # wider than any line: the paper, its tint and shadow
+    dark = cv2.morphologyEx(square, cv2.MORPH_BLACKHAT, np.ones((across, across), np.uint8))
+    dark = dark.astype(np.float32)
+    masses = line_masses(dark, size)
+    boxes = box_shape(masses, size)
+    if size == 9 and killer_cages(square):
+        return Board(size, boxes, refused="killer")
+    if size == 9 and jigsaw_regions(dark, size):
+        return Board(size, boxes, refused="jigsaw")
+    variant = "diagonal" if size in (9, 16) and diagonals_marked(square, size) else "standard"
+    return Board(size, boxes, variant)
+
+
+def line_masses(dark: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ink on each of the size + 1 lines across and down: the darkness summed over a
+    band a fifth of a cell wide round the line, averaged along it (a thick line holds
+    more, whatever the print's contrast)."""
+    side = dark.shape[0]
+    cell = side / size
+    reach = max(1, int(round(0.1 * cell)))
+    rows, cols = dark.mean(axis=1), dark.mean(axis=0)
+    out = []
+    for profile in (rows, cols):
+        at = np.rint(cell * np.arange(size + 1)).astype(int)
+        out.append(
+            np.array([profile[max(0, a - reach) : a + reach + 1].sum() for a in at], np.float32)
+        )
+    return out[0], out[1]
+
+
+def box_shape(masses: tuple[np.ndarray, np.ndarray], size: int) -> tuple[int, int]:
+    """(rows, columns) of a box: of the shapes a board of `size` has, the one whose box
+    lines stand out most from its other inner lines."""
+    shapes = BOXES[size]
+    if len(shapes) == 1:
+        return shapes[0]
+
+    def contrast(mass: np.ndarray, every: int) -> float:
+        inner = np.arange(1, size)
+        box = inner[inner % every == 0]
+        thin = inner[inner % every != 0]
+        return float(mass[box].mean() - mass[thin].mean())
+
+    rows, cols = masses
+    return max(shapes, key=lambda s: contrast(rows, s[0]) + contrast(cols, s[1]))
+
+
+def cell_papers(square: np.ndarray, size: int) -> np.ndarray:
+    """(size, size) each cell's paper: the middle two of the four spots an eighth of a
+    cell in from its corners (on a copy eight pixels a cell), between the lines and the
+    digit, however bold."""
+    small = cv2.resize(square, (8 * size, 8 * size), interpolation=cv2.INTER_AREA)
+    spots = small.reshape(size, 8, size, 8)[:, [1, 6], :, :][:, :, :, [1, 6]]
+    spots = np.sort(spots.transpose(0, 2, 1, 3).reshape(size, size, 4).astype(np.float32), axis=2)
+    return spots[:, :, 1:3].mean(axis=2)
+
+
+def diagonals_marked(square: np.ndarray, size: int) -> bool:
+    """Whether both diagonals are marked: their cells tinted against the rest of their own
+    box (a paper that shades whole boxes shades the diagonal's boxes too), or a line
+    drawn through them."""
+    return diagonal_tint(square, size) >= TINT or diagonal_line(square, size) >= DIAGONAL_LINE
+
+
+def diagonal_tint(square: np.ndarray, size: int) -> float:
+    """How much darker (grey levels) the diagonals' cells are than the others of their box:
+    the median over the diagonals' cells."""
+    papers = cell_papers(square, size)
+    b = int(round(size**0.5))
+    idx = np.arange(size)
+    on = np.zeros((size, size), bool)
+    on[idx, idx] = on[idx, size - 1 - idx] = True
+    boxes = papers.reshape(b, b, b, b).transpose(0, 2, 1, 3).reshape(b, b, -1)
+    marks = on.reshape(b, b, b, b).transpose(0, 2, 1, 3).reshape(b, b, -1)
+    others = np.where(marks, np.nan, boxes)
+    if np.isnan(others).all(axis=2).any():
+        return 0.0
+    rest = np.nanmedian(others, axis=2)  # (box row, box col)
+    drops = rest[idx // b, idx // b] - papers[idx, idx]
+    drops = np.concatenate(
+        [drops, rest[idx // b, (size - 1 - idx) // b] - papers[idx, size - 1 - idx]]
+    )
+    return float(np.median(drops))
+
+
+def diagonal_line(square: np.ndarray, size: int) -> float:
+    """The share of points on the diagonals, in each of their cells between its corner and
+    its digit, that are ink, less the share on the same cell's other diagonal: about 0.8
+    where lines are drawn corner to corner, near 0 where none are. The smaller of the two
+    diagonals."""
+    side = square.shape[0]
+    cell = side / size
+    ink = cv2.adaptiveThreshold(
+        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, int(cell) | 1, 8
+    )
+    ink = cv2.dilate(ink, np.ones((3, 3), np.uint8))
+    local = np.concatenate([np.linspace(0.14, 0.28, 5), np.linspace(0.72, 0.86, 5)])
+    k = np.arange(size)[:, None]
+    shares = []
+    for flip in (False, True):
+        x_on = (k + local).ravel() * cell
+        x_off = (k + 1 - local).ravel() * cell
+        y = (k + local).ravel() * cell
+        if flip:
+            x_on, x_off = side - 1 - x_on, side - 1 - x_off
+        on = ink[_clip(y, side), _clip(x_on, side)].mean()
+        off = ink[_clip(y, side), _clip(x_off, side)].mean()
+        shares.append(float(on - off))
+    return min(shares)
+
+
+def _clip(values: np.ndarray, side: int) -> np.ndarray:
+    return np.clip(np.rint(values).astype(int), 0, side - 1)
+
+
+def killer_cages(square: np.ndarray) -> bool:
+    """Whether most cells show a dashed cage side: ink along a band just inside a cell's
+    edge (0.07 to 0.17 of the cell in), covering a good part of the side in dashes. A
+    sudoku's digits stand in the cells' middles; a killer's cages run round every cell.
+    `square`: the 9x9 grid at CELL pixels a cell."""
+    ink = cv2.adaptiveThreshold(
+        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, CELL | 1, 8
+    )
+    cells = ink.reshape(9, CELL, 9, CELL).transpose(0, 2, 1, 3)  # (row, col, y, x)
+    near, far = round(0.07 * CELL), round(0.17 * CELL)
+    lo, hi = round(0.2 * CELL), round(0.8 * CELL)
+    bands = np.stack(
+        [
+            cells[:, :, near:far, lo:hi].any(axis=2),
+            cells[:, :, CELL - far : CELL - near, lo:hi].any(axis=2),
+            cells[:, :, lo:hi, near:far].any(axis=3),
+            cells[:, :, lo:hi, CELL - far : CELL - near].any(axis=3),
+        ],
+        axis=2,
+    ).astype(np.int8)  # (row, col, side, along)
+    cover = bands.mean(axis=3)
+    runs = (np.diff(bands, axis=3, prepend=0) == 1).sum(axis=3)
+    dashed = ((cover >= 0.3) & (cover <= 0.85) & (runs >= 3)).any(axis=2)
+    return int(dashed.sum()) >= DASHED_CELLS * 81
+
+
+def jigsaw_regions(dark: np.ndarray, size: int) -> bool:
+    """Whether the lines turn thick and thin along their length: each inner line cut into
+    its cells' sides, the ink across each (a band a fifth of a cell wide, along its middle
+    half), and the jumps by JUMP or more from one side to the next. A jigsaw's regions
+    are drawn so; a sudoku's lines are each one width, however the light falls. `dark`:
+    the grid's ink at CELL pixels a cell."""
+    reach = round(0.1 * CELL)
+    at = CELL * np.arange(1, size)
+    band = at[:, None] + np.arange(-reach, reach + 1)  # (line, offset)
+    across = dark[band, :].sum(axis=1)  # (line, x): ink across each horizontal line
+    down = dark[:, band].sum(axis=2).T  # (line, y)
+    jumps = 0
+    for profile in (across, down):
+        sides = profile.reshape(size - 1, size, CELL)[:, :, CELL // 4 : 3 * CELL // 4]
+        masses = sides.mean(axis=2) + 1.0
+        ratios = np.maximum(masses[:, 1:], masses[:, :-1]) / np.minimum(
+            masses[:, 1:], masses[:, :-1]
+        )
+        jumps += int((ratios >= JUMP).sum())
+    return jumps >= JUMPS
