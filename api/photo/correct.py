@@ -99,9 +99,9 @@ RIVAL_ODDS = 1 / 30
 PEERS = np.array([sorted(peers) for peers in standard(3).peers], dtype=np.int64)
 
 
-def cell_name(cell: int) -> str:
-    """r3c5: 1-based row and column, as players say it."""
-    return f"r{cell // 9 + 1}c{cell % 9 + 1}"
+def cell_name(cell: int, size: int = 9) -> str:
+    """r3c5: 1-based row and column, as players say it, on a board `size` cells a side."""
+    return f"r{cell // size + 1}c{cell % size + 1}"
 
 
 @dataclass(frozen=True)

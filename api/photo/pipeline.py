@@ -99,6 +99,11 @@ class PhotoResult:
     number: int = 1
     kind: str | None = "puzzle"
     grids: tuple[PhotoResult, ...] = ()
+    # the board (`api.photo.boards`): cells a side, "standard" or "diagonal", and a
+    # 16x16's way of printing its symbols (`vision.symbols.CONVENTIONS`)
+    size: int = 9
+    variant: str = "standard"
+    convention: str | None = None
 
     @property
     def solved(self) -> bool:
@@ -190,21 +195,24 @@ class PhotoResult:
             unclear=[self._mistake_model(m) for m in self.unclear],
             complete=self.complete,
             cells_left=self.cells_left,
-            hint=None if self.hint is None else _hint_model(self.hint),
+            hint=None if self.hint is None else _hint_model(self.hint, self.size),
             completions=[
                 CompletionModel(cell=cell_name(c), index=c, digits=list(d))
                 for c, d in self.completions
             ],
+            size=self.size,
+            variant=self.variant,
+            convention=self.convention,
         )
 
 
-def _hint_model(step) -> HintModel:
+def _hint_model(step, size: int = 9) -> HintModel:
     return HintModel(
         technique=step.technique,
         sentence=step.text,
-        cells=[cell_name(c) for c in step.cells],
-        placements=[{"cell": cell_name(c), "digit": d} for c, d in step.placements],
-        eliminations=[{"cell": cell_name(c), "digit": d} for c, d in step.eliminations],
+        cells=[cell_name(c, size) for c in step.cells],
+        placements=[{"cell": cell_name(c, size), "digit": d} for c, d in step.placements],
+        eliminations=[{"cell": cell_name(c, size), "digit": d} for c, d in step.eliminations],
     )
 
 
@@ -339,16 +347,29 @@ def solve_grid(page, located, *, engine=None, use_rules=True, mode="solve"):
     told a puzzle from a printed solution (`SOLUTION_GIVENS`), which is complete and never
     drawn over. A grid cut off by the photo's edge is not read (reading None): only a part
     of it is in view."""
-    from vision.read import read_located
+    from vision.errors import UnsupportedBoard
+    from vision.read import BoardReading, read_located
 
     if located.cut_off:
         said = "the grid runs off the edge of the photo: take it whole to read it"
         return None, PhotoResult("unreadable", said, corners=located.corners, mode=mode, kind=None)
     timings: dict[str, float] = {}
     # a check or a hint is always about the person's entries: the cell model reads
-    reading = read_located(
-        page.image, page.gray, located, engine=engine, timings=timings, gate=mode == "solve"
-    )
+    try:
+        reading = read_located(
+            page.image, page.gray, located, engine=engine, timings=timings,
+            gate=mode == "solve", boards=True,
+        )  # fmt: skip
+    except UnsupportedBoard as error:
+        result = PhotoResult("unsupported", str(error), corners=located.corners, mode=mode)
+        result.variant = error.kind
+        return None, result
+    if isinstance(reading, BoardReading):
+        from api.photo.boards import judge_board
+
+        result = judge_board(reading, timings, use_rules=use_rules, mode=mode)
+        result.corners = np.asarray(reading.corners, np.float32)
+        return reading, result
     reading, result = judged(reading, timings, use_rules=use_rules, mode=mode, engine=engine)
     result.timings = timings
     return reading, told_apart(result)
@@ -771,8 +792,16 @@ def _draw(
     """The photo with what the mode asks for drawn in: every missing answer (solve), only the
     wrong entries struck out (check), or the next step (hint); cells the rules corrected
     are ringed."""
+    from vision.read import BoardReading
     from vision.render import Overlay, Style, draw_solution
 
+    if isinstance(reading, BoardReading):
+        from api.photo.boards import draw_board_result
+
+        t = time.perf_counter()
+        drawn = draw_board_result(reading, result, Style(outline=outline, inplace=inplace))
+        timings["render"] = _ms(t)
+        return drawn
     t = time.perf_counter()
     givens = np.array([int(c) for c in result.givens], dtype=np.int8)
     solution = np.array([int(c) for c in result.solution], dtype=np.int8)

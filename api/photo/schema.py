@@ -31,6 +31,7 @@ PhotoStatus = Literal[
     "no_solution",
     "multiple_solutions",
     "complete",
+    "unsupported",
 ]
 # A batch also records files that never became a photo, and unexpected failures.
 BatchStatus = Literal[
@@ -51,6 +52,9 @@ STATUS_MEANING = {
     "multiple_solutions": "the digits read allow more than one solution",
     "complete": "the grid is a printed solution (every cell, or nearly, printed), as newspapers"
     " print yesterday's beside today's puzzle: nothing to solve, nothing drawn over it",
+    "unsupported": "the grid is a kind of puzzle sudoku-lens does not solve (a killer's cages,"
+    " a jigsaw's regions, a samurai's five grids): named in the message, never answered as a"
+    " plain sudoku",
     "not_an_image": "the file is not an image that can be decoded (corrupt, truncated, text)",
     "too_large": "the image has more pixels than allowed",
     "error": "an unexpected internal failure (a bug): the message says what",
@@ -131,12 +135,26 @@ class GridFields(BaseModel):
     status: BatchStatus
     message: str = Field("", description="one human sentence: what happened or what is wrong")
     givens: str | None = Field(
-        None, description="81 chars, row by row, digits as used for solving, '0' = empty"
+        None,
+        description="81 chars, row by row, digits as used for solving, '0' = empty; on a"
+        " board of another size (`size`) its size x size cells in the line format"
+        " `sudoku-lens grid` reads, '.' = empty",
     )
     read: str | None = Field(
-        None, description="81 chars as the recogniser read them, before any correction"
+        None, description="as `givens`, as the recogniser read them, before any correction"
     )
-    solution: str | None = Field(None, description="81 digits when status is solved")
+    solution: str | None = Field(None, description="as `givens`, when status is solved")
+    size: int = Field(9, description="cells a side: 6, 9 or 16")
+    variant: str = Field(
+        "standard",
+        description="standard or diagonal (both diagonals hold every symbol once); for status"
+        " unsupported, the kind refused: killer, jigsaw or samurai",
+    )
+    convention: str | None = Field(
+        None,
+        description="how a 16x16 prints its symbols: 1-16, 0-F, 1-9A-G or A-P (its lines"
+        " are written 0-F when printed so, else 1-9A-G)",
+    )
     corrections: list[CorrectionModel] = Field(default_factory=list)
     suspects: list[str] = Field(
         default_factory=list, description="cells most likely misread when not solved"

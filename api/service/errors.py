@@ -49,6 +49,7 @@ STATUS_OF = {
     "invalid_givens": 422,
     "no_solution": 422,
     "multiple_solutions": 422,
+    "unsupported": 422,
     "invalid_puzzle": 422,
 }
 
