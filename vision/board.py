@@ -165,6 +165,38 @@ def diagonal_line(square: np.ndarray, size: int) -> float:
     return min(shares)
 
 
+def diagonal_strokes(square: np.ndarray) -> np.ndarray | None:
+    """The mask (uint8, 255) of the lines a diagonal sudoku draws corner to corner, to be
+    lifted off the grid before its digits are cut (they run through the diagonal cells'
+    digits); None when its diagonals are tinted, not lined. The ink within a few pixels of
+    either diagonal that runs along it for a third of a cell, grown by a pixel."""
+    size = 9
+    if (
+        diagonal_line(cv2.resize(square, (CELL * size,) * 2, interpolation=cv2.INTER_AREA), size)
+        < DIAGONAL_LINE
+    ):
+        return None
+    side = square.shape[0]
+    cell = side / size
+    ink = cv2.adaptiveThreshold(
+        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, int(cell) | 1, 8
+    )
+    length = max(3, int(cell / 3))
+    near = np.zeros_like(ink)
+    reach = max(2, int(round(0.06 * cell)))
+    for flip in (False, True):
+        band = np.zeros_like(ink)
+        idx = np.arange(side)
+        for d in range(-reach, reach + 1):
+            x = np.clip(idx + d, 0, side - 1)
+            band[idx, side - 1 - x if flip else x] = 1
+        kernel = np.eye(length, dtype=np.uint8)
+        along = cv2.morphologyEx(ink & band, cv2.MORPH_OPEN, kernel[:, ::-1] if flip else kernel)
+        near |= along
+    near = cv2.dilate(near, np.ones((3, 3), np.uint8))
+    return (near * 255).astype(np.uint8)
+
+
 def _clip(values: np.ndarray, side: int) -> np.ndarray:
     return np.clip(np.rint(values).astype(int), 0, side - 1)
 
@@ -206,10 +238,16 @@ def jigsaw_regions(dark: np.ndarray, size: int) -> bool:
     band = at[:, None] + np.arange(-reach, reach + 1)  # (line, offset)
     across = dark[band, :].sum(axis=1)  # (line, x): ink across each horizontal line
     down = dark[:, band].sum(axis=2).T  # (line, y)
+    sides = [
+        p.reshape(size - 1, size, CELL)[:, :, CELL // 4 : 3 * CELL // 4] for p in (across, down)
+    ]
+    # a hairline a photo barely resolves holds next to no ink: its sides are as thin as
+    # a fifth of the box lines, whatever they hold
+    box_lines = np.concatenate([s.mean(axis=2)[k - 1] for s in sides for k in range(3, size, 3)])
+    floor = 1.0 + 0.2 * float(np.median(box_lines))
     jumps = 0
-    for profile in (across, down):
-        sides = profile.reshape(size - 1, size, CELL)[:, :, CELL // 4 : 3 * CELL // 4]
-        masses = sides.mean(axis=2) + 1.0
+    for side_ink in sides:
+        masses = side_ink.mean(axis=2) + floor
         ratios = np.maximum(masses[:, 1:], masses[:, :-1]) / np.minimum(
             masses[:, 1:], masses[:, :-1]
         )

@@ -20,6 +20,9 @@ import cv2
 import numpy as np
 
 SIZES = (6, 9, 16)  # the boards the solver and the sheet printer know, read from a photo
+# A samurai's five overlapping 9x9s fill a square of 21 x 21 cells, its outline: judged so
+# too, to be refused by name rather than read as some other board.
+SAMURAI = 21
 # A lattice other than 9 must explain the lines this much better than the 9x9 does: a
 # 9x9 warped a little off still explains its own lines best, and every figure of the 9x9
 # reading stays as it was.
@@ -49,19 +52,40 @@ def lattice_evidence(profile: np.ndarray, side: int, margin: int, n: int) -> flo
     )
 
 
+def lines_present(profile: np.ndarray, side: int, margin: int, n: int) -> float:
+    """The share of the n + 1 expected lines that show clearly above the cells' middles: a
+    board shows them all, where a 9x9's 3 x 3 box seen as a 6x6 lacks every second one.
+
+    >>> p = np.zeros(200); p[10 + 60 * np.arange(4)] = 1.0     # a box's four lines
+    >>> lines_present(p, 180, 10, 6)
+    0.5714285714285714
+    """
+    cell = side / n
+    reach = int(min(max(1, cell // 6), margin))
+    windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
+    lines = np.clip(
+        np.rint(margin + cell * np.arange(n + 1)).astype(int) - reach, 0, len(windows) - 1
+    )
+    middles = np.clip(
+        np.rint(margin + cell * (np.arange(n) + 0.5)).astype(int) - reach, 0, len(windows) - 1
+    )
+    floor = float(np.median(windows[middles].max(axis=1))) + 0.2
+    return float((windows[lines].max(axis=1) >= floor).mean())
+
+
 def evidence_by_size(rows: np.ndarray, cols: np.ndarray, side: int, margin: int) -> dict:
     """{size: evidence across and down, averaged} for every size of SIZES."""
     return {
         n: (lattice_evidence(rows, side, margin, n) + lattice_evidence(cols, side, margin, n)) / 2
-        for n in SIZES
+        for n in (*SIZES, SAMURAI)
     }
 
 
 def best_lattice(rows: np.ndarray, cols: np.ndarray, side: int, margin: int) -> int:
-    """The board size whose lattice explains the lines best; 9 unless another does so by
-    OTHER_GAIN."""
+    """The board size whose lattice explains the lines best (SAMURAI for a samurai's
+    outline); 9 unless another does so by OTHER_GAIN."""
     evidence = evidence_by_size(rows, cols, side, margin)
-    other = max((n for n in SIZES if n != 9), key=evidence.get)
+    other = max((n for n in evidence if n != 9), key=evidence.get)
     return other if evidence[other] >= evidence[9] + OTHER_GAIN else 9
 
 

@@ -28,7 +28,13 @@ import numpy as np
 
 from vision.compiled import on_first_use
 from vision.errors import NoGridFound
-from vision.lattice import best_lattice, lattice_evidence, stroke_profiles
+from vision.lattice import (
+    SAMURAI,
+    best_lattice,
+    lattice_evidence,
+    lines_present,
+    stroke_profiles,
+)
 from vision.load import downscale
 from vision.mesh import cell_homographies, grid_mesh, warp_mesh
 
@@ -179,6 +185,8 @@ def locate_grids(
 LATTICE_SIDE, LATTICE_MARGIN = 288, 16  # the square a grid's lattice is judged in
 # strokes this long in it are lines: longer than a digit of any board (a 6x6's: 35 px)
 LATTICE_STROKE = 40
+MIN_LINES_PRESENT = 0.85  # of a board's lines each way: a 9x9's box as a 6x6 shows 4 of 7
+SAMURAI_LINES_PRESENT = 0.3
 MIN_BOARD_SCORE = 0.3  # a 6x6's or 16x16's own lattice explains its lines this well
 
 
@@ -208,22 +216,26 @@ def board_score(gray: np.ndarray, quad: np.ndarray, n: int) -> float:
 
 
 def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
-    """The page's 6x6 or 16x16 boards when its grids are not 9x9s, else [].
+    """The page's 6x6 or 16x16 boards (or a samurai's outline) when its grids are not
+    9x9s, else [].
 
     The 9x9's search finds none on a 6x6, and on a 16x16 the outline of one whose lines
-    say otherwise (`lattice_of`); or, scoring low as a 9x9, it may be a bent board its
-    search took for a 9x9: one of the boards that holds it replaces it. The search costs a
-    clear 9x9 photo one look at its main grid's lines."""
-    if grids and lattice_of(gray, grids[0].corners) == 9:
-        if grids[0].score >= GOOD_SCORE:
-            return []
-        main = grids[0].corners
-        return [
-            board
-            for board in other_boards(gray)
-            if overlap(board.corners, main) and quad_area(board.corners) >= 0.8 * quad_area(main)
-        ][:1]
-    return other_boards(gray)
+    say otherwise (`lattice_of`). A main grid that misses some of a 9x9's lines may be a
+    board taken for one (a bent 16x16, a samurai's page, a sheet of 6x6s seen whole): the
+    boards that overlap it replace it. A clear 9x9 photo pays one look at its main grid's lines."""
+    if not grids:
+        return other_boards(gray)
+    rows, cols = lattice_profiles(gray, grids[0].corners)
+    if best_lattice(rows, cols, LATTICE_SIDE, LATTICE_MARGIN) != 9:
+        return other_boards(gray)
+    whole = min(
+        lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, 9),
+        lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, 9),
+    )
+    if grids[0].score >= GOOD_SCORE and whole >= MIN_LINES_PRESENT:
+        return []
+    main = grids[0].corners
+    return [board for board in other_boards(gray) if overlap(board.corners, main)]
 
 
 def other_boards(gray: np.ndarray) -> list[Located]:
@@ -245,8 +257,15 @@ def other_boards(gray: np.ndarray) -> list[Located]:
             size = lattice_of(gray, quad)
             if size == 9:
                 continue
+            rows, cols = lattice_profiles(gray, quad)
             score = board_score(gray, quad, size)
-            if score >= MIN_BOARD_SCORE:
+            whole = min(
+                lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, size),
+                lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, size),
+            )
+            # a samurai's outline square has gaps where no grid is (its lines there are few)
+            least = SAMURAI_LINES_PRESENT if size == SAMURAI else MIN_LINES_PRESENT
+            if score >= MIN_BOARD_SCORE and whole >= least:
                 found.append(Located(quad, score, size=size))
     taken: list[Located] = []
     for board in sorted(found, key=rank, reverse=True):
@@ -256,24 +275,35 @@ def other_boards(gray: np.ndarray) -> list[Located]:
 
 
 SAMURAI_SCORE = 0.45  # a 9x9 grid's score; a plain grid's corner box alone scores < 0.2
-# a samurai's corner grids lie two thirds of a grid from its middle one, diagonally
-SAMURAI_OFFSETS = np.float32(
-    [
-        [[dx, dy], [dx + 1, dy], [dx + 1, dy + 1], [dx, dy + 1]]
-        for dx in (-2 / 3, 2 / 3)
-        for dy in (-2 / 3, 2 / 3)
-    ]
-).reshape(-1, 1, 2)
+# a samurai's other grids lie two thirds of a grid from the one found, diagonally
+SAMURAI_STEPS = ((-2 / 3, -2 / 3), (2 / 3, -2 / 3), (-2 / 3, 2 / 3), (2 / 3, 2 / 3))
+
+
+def _square(x0: float, y0: float, side: float) -> np.ndarray:
+    return np.float32([[x0, y0], [x0 + side, y0], [x0 + side, y0 + side], [x0, y0 + side]])
 
 
 def samurai_around(gray: np.ndarray, corners: np.ndarray) -> bool:
     """Whether a 9x9 grid is one of a samurai's five: a whole 9x9 grid two thirds of a grid
     away diagonally, sharing a 3 x 3 box with it (the middle grid has four such, each
-    corner grid one). A plain grid's box alone, seen as a grid, scores far below one."""
+    corner grid one), whose six rows and columns beyond the shared box run on as a lattice
+    of their own. A plain grid's box alone, seen as a grid, scores far below one; a page's
+    grids beside it (a sheet of six) lie elsewhere than that lattice."""
     to_photo = np.linalg.inv(square_homography(corners, 1.0))
-    beside = cv2.perspectiveTransform(SAMURAI_OFFSETS, to_photo).reshape(4, 4, 2)
-    for quad in beside:
-        if not touches_frame(quad, gray.shape) and grid_score(gray, quad) >= SAMURAI_SCORE:
+    for dx, dy in SAMURAI_STEPS:
+        quad = cv2.perspectiveTransform(_square(dx, dy, 1.0).reshape(-1, 1, 2), to_photo)
+        quad = quad.reshape(4, 2)
+        if touches_frame(quad, gray.shape) or grid_score(gray, quad) < SAMURAI_SCORE:
+            continue
+        # the part beyond the shared box: the far six rows and columns, a 6 x 6 lattice
+        far = _square(dx + (1 / 3 if dx > 0 else 0), dy + (1 / 3 if dy > 0 else 0), 2 / 3)
+        far = cv2.perspectiveTransform(far.reshape(-1, 1, 2), to_photo).reshape(4, 2)
+        rows, cols = lattice_profiles(gray, far)
+        present = min(
+            lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, 6),
+            lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, 6),
+        )
+        if present >= MIN_LINES_PRESENT:
             return True
     return False
 

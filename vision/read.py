@@ -25,7 +25,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.board import Board, board_kind
+from vision.board import Board, board_kind, diagonal_strokes
 from vision.candidates import noted_candidates
 from vision.cells import Cells, cut_cells, darkness, with_coloured_ink, without_coloured_ink
 from vision.errors import UnsupportedBoard
@@ -46,6 +46,7 @@ from vision.kinds import (
     upright_kinds,
 )
 from vision.kinds import model_path as cell_model_path
+from vision.lattice import SAMURAI
 from vision.load import MAX_PIXELS, as_bgr, load_image
 from vision.locate import Located, locate_grid, locate_grids, samurai_around
 from vision.mesh import cell_homographies, cell_under, square_to_photo, warp_mesh
@@ -316,6 +317,8 @@ def read_located(
     """
     engine = engine or DEFAULT_ENGINE
     timings = {} if timings is None else timings
+    if boards and located.size == SAMURAI:
+        raise UnsupportedBoard("samurai")
     if boards and located.size != 9:
         return read_board(image, gray, located, engine=engine, timings=timings)
     clock = Stopwatch(timings)
@@ -328,13 +331,15 @@ def read_located(
         homography = grid_homography(corners, side)
         warped = warp_mesh(gray, cell_homographies(mesh, side), side)
     clock.lap("warp")
-    board = None
+    board = lined = None
     if boards:
-        board = board_kind(warped, 9)
-        if board.refused is None and samurai_around(gray, corners):
-            board = replace(board, refused="samurai")
+        board = Board(9, (3, 3), refused="samurai") if samurai_around(gray, corners) else None
+        board = board or board_kind(warped, 9)
         if board.refused:
             raise UnsupportedBoard(board.refused)
+        lined = diagonal_strokes(warped) if board.variant == "diagonal" else None
+        if lined is not None:  # lines drawn corner to corner cross the digits: lifted off
+            warped = cv2.inpaint(warped, lined, 3, cv2.INPAINT_TELEA)
 
     model = cell_model_path()
     # the gate's rule and figures are the default engine's (its calibrated sureness): with
@@ -361,6 +366,8 @@ def read_located(
             color, _ = warp_grid(image, corners, side, nearest=True)
         else:
             color = warp_mesh(image, cell_homographies(mesh, side), side)
+        if lined is not None:
+            color = cv2.inpaint(color, lined, 3, cv2.INPAINT_TELEA)
         cells, k, kinds, plain = kinds_in_colour(color, cells, k)
         if not plain:
             cells, kinds = weighed_by_page(color, cells, k, kinds)

@@ -48,6 +48,8 @@ MODEL = Path(__file__).resolve().parent / "models" / "symbols.npz"
 INSET = 0.05  # of a cell: a glyph's inside starts past its lines
 MIN_HEIGHT = 0.2  # of a cell: a glyph is at least this tall (specks are not)
 EMPTY_SURE = 0.995  # an inkless cell is empty
+CUT_LEVEL = 0.45  # of a cell's darkest ink: its glyphs' strokes
+FLOOR = 0.3  # of the board's strong print: no cell's glyph is fainter
 
 
 @dataclass
@@ -72,23 +74,25 @@ def cut_symbols(square: np.ndarray, size: int) -> list[SymbolCell]:
     """Each cell's glyphs, in reading order, from a board's grey square of CELL pixels a
     cell (`vision.warp.warp_grid`).
 
-    The ink is the print above its paper (`ink_of`) beyond a level set between the paper
-    and the board's strong print; the lines (strokes longer than most of a cell) are taken
-    out. In each cell, inside INSET of its sides, the marks at least MIN_HEIGHT of a cell
+    The ink is the print above its paper (`ink_of`), the lines (strokes longer than most of
+    a cell) taken out; a cell's glyphs are its ink beyond CUT_LEVEL of its own darkest, so
+    print in a shaded box or a shadow is cut as whole as on white. In each cell, inside INSET of its sides, the marks at least MIN_HEIGHT of a cell
     tall are its glyphs; marks side by side are separate glyphs ("12"), marks above one
     another (a broken stroke) one.
     """
     dark = ink_of(square)
-    level = ink_level(dark)
-    mask = (dark > level).astype(np.uint8)
-    mask[board_lines(mask) > 0] = 0
+    strong = float(np.percentile(dark, 99.5))
+    floor = max(12.0, FLOOR * strong)  # the paper's grain and a shadow's edge stay below
+    lines = board_lines((dark > max(12.0, 0.4 * strong)).astype(np.uint8)) > 0
+    dark = np.where(lines, 0, dark).astype(np.float32)
     cells = []
     lo = round(INSET * CELL)
     for r in range(size):
         for c in range(size):
             y, x = r * CELL + lo, c * CELL + lo
-            window = (slice(y, y + CELL - 2 * lo), slice(x, x + CELL - 2 * lo))
-            cells.append(cell_glyphs(dark[window], mask[window], (x, y)))
+            window = dark[y : y + CELL - 2 * lo, x : x + CELL - 2 * lo]
+            level = max(floor, CUT_LEVEL * float(window.max()))  # its own print's contrast
+            cells.append(cell_glyphs(window, (window > level).astype(np.uint8), (x, y)))
     return cells
 
 
@@ -105,12 +109,6 @@ def board_lines(mask: np.ndarray) -> np.ndarray:
     return cv2.dilate(across | down, np.ones((3, 3), np.uint8))
 
 
-def ink_level(dark: np.ndarray) -> float:
-    """Between paper (0) and the print's strong ink, or a floor for an empty board."""
-    strong = float(np.percentile(dark, 99.5))
-    return max(12.0, 0.4 * strong)
-
-
 def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell:
     """The glyphs in one cell's inside (its darkness, float32, and its ink mask), left to
     right; origin: where the inside's top left lies in the square.
@@ -121,11 +119,12 @@ def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell
     (1, (28, 28), (16, 8, 4, 20))
     """
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+    h, w = mask.shape
     marks = []
     for k in range(1, count):
         x, y, bw, bh, area = stats[k]
         tall = bh >= MIN_HEIGHT * CELL or (bw >= MIN_HEIGHT * CELL and bh >= 0.1 * CELL)
-        if tall and area >= 0.01 * CELL * CELL:
+        if tall and area >= 0.01 * CELL * CELL and not line_remnant(x, y, bw, bh, w, h):
             marks.append([x, y, x + bw, y + bh, [k]])
     marks.sort(key=lambda m: m[0])
     glyphs: list[list] = []
@@ -147,6 +146,17 @@ def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell
         found.glyphs.append(normalised(np.clip(ink / strong, 0, 1).astype(np.float32), SIZE))
         found.boxes.append((int(origin[0] + x0), int(origin[1] + y0), int(x1 - x0), int(y1 - y0)))
     return found
+
+
+def line_remnant(x: int, y: int, width: int, height: int, w: int, h: int) -> bool:
+    """Whether a mark is a piece of the board's line left inside a cell: a bar a tenth of a
+    cell thin along the cell's side, within a seventh of a cell of it (an "I" or a "1" is
+    printed in the middle)."""
+    edge = CELL / 7
+    thin = CELL / 10
+    upright = width <= thin and (x + width / 2 <= edge or x + width / 2 >= w - edge)
+    lying = height <= thin and (y + height / 2 <= edge or y + height / 2 >= h - edge)
+    return upright or lying
 
 
 # --------------------------------------------------------------------- glyphs to classes
@@ -276,7 +286,7 @@ def symbol_odds(cells_glyphs: list[np.ndarray], alphabet: tuple[str, ...]) -> np
                 out[i, v] = 1e-6
                 continue
             out[i, v] = np.prod([probs[j, 1 + GLYPHS.index(ch)] for j, ch in enumerate(form)])
-        out[i, 0] = 1e-3 * float(np.prod(probs[:, 0]))
+        out[i, 0] = 0.3 * float(np.prod(probs[:, 0]))  # specks the classifier calls no symbol
     out = np.maximum(out, 1e-9)
     return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 

@@ -129,8 +129,16 @@ def correct_board(values: np.ndarray, probs: np.ndarray, geometry: Geometry) -> 
         for _, cell, value in chosen:
             new[cell] = value
         if solutions(new, geometry) == 1:
+            size = geometry.size
             changes = tuple(
-                Change(cell, int(values[cell]), int(value), float(probs[cell, values[cell]]))
+                Change(
+                    cell,
+                    int(values[cell]),
+                    int(value),
+                    float(probs[cell, values[cell]]),
+                    float(probs[cell, value]),
+                    size,
+                )  # fmt: skip
                 for _, cell, value in sorted(chosen, key=lambda m: m[1])
             )
             return BoardFix("solved", new, changes, _solution(new, geometry))
@@ -212,7 +220,10 @@ def judge_board(
         return PhotoResult(fix.status, f"{name}: {said}", **common)
     message = f"{name} solved"
     if fix.changes:
-        cells = "; ".join(f"{cell_name(c.cell, size)} {c.read} -> {c.now}" for c in fix.changes)
+        form = ("",) + tuple(reading.symbols)
+        cells = "; ".join(
+            f"{c.name} {form[c.read] or 'empty'} -> {form[c.now] or 'empty'}" for c in fix.changes
+        )
         message += f" after the rules corrected {len(fix.changes)} ({cells})"
     result = PhotoResult(
         "solved", message, solution=board_line(fix.solution, geometry, alphabet), **common

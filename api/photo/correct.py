@@ -113,10 +113,11 @@ class Change:
     now: int
     confidence: float  # the recogniser's probability of what it read
     probability: float  # its probability of the value now used
+    size: int = 9  # the board's side (`api.photo.boards`)
 
     @property
     def name(self) -> str:
-        return cell_name(self.cell)
+        return cell_name(self.cell, self.size)
 
     def __str__(self) -> str:
         show = {0: "empty"}
