@@ -120,7 +120,7 @@ def test_cli_modes(printed, tmp_path):
     assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
     assert record["mode"] == "check" and record["solution"] is None
-    assert record["schema_version"] == 3
+    assert record["schema_version"] == 4
     assert line(printed.solution) not in done.stdout
     done = run("solve", str(photo), "--mode", "hint", "-o", str(tmp_path / "h.jpg"))
     assert done.returncode == 0, done.stderr
@@ -140,7 +140,7 @@ def test_http_modes(client, printed, mode):
     answer = client.post(f"/v1/solve?mode={mode}", files={"image": ("p.jpg", printed.jpeg)})
     assert answer.status_code == 200, answer.text
     body = answer.json()
-    assert body["schema_version"] == 3 and body["mode"] == mode
+    assert body["schema_version"] == 4 and body["mode"] == mode
     if mode == "solve":
         assert body["solution"] == line(printed.solution)
     else:

@@ -73,7 +73,7 @@ def test_the_command_line_reads_the_sheet_it_printed(tmp_path):
         capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     record = json.loads(as_json.stdout)
-    assert record["schema_version"] == 3
+    assert record["schema_version"] == 4
     assert [g["solution"] for g in record["grids"]] == [p["solution"] for p in puzzles]
     assert [g["number"] for g in record["grids"]] == [1, 2, 3, 4]
     assert record["solution"] == puzzles[0]["solution"]  # the top level is the first puzzle

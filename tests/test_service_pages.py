@@ -95,7 +95,7 @@ def test_every_grid_of_a_page_is_solved_numbered_and_drawn(server, sheet):
     assert response.headers["x-sudoku-grids"] == "4"
     assert response.headers["x-sudoku-status"] == "solved"
     result = response.json()
-    assert result["schema_version"] == 3
+    assert result["schema_version"] == 4
     grids = result["grids"]
     assert [g["number"] for g in grids] == [1, 2, 3, 4]
     for grid, truth in zip(grids, sheet.grids, strict=True):  # the truth is in reading order
@@ -135,7 +135,7 @@ def test_a_page_is_answered_when_one_of_its_puzzles_is_solved(server, two):
     assert refused.status_code == 422, refused.text[:300]
     error = refused.json()["error"]
     assert error["code"] == "unreadable"
-    assert error["result"]["schema_version"] == 3
+    assert error["result"]["schema_version"] == 4
     assert [g["status"] for g in error["result"]["grids"]] == ["unreadable", "unreadable"]
     assert "x-sudoku-grids" not in refused.headers
 

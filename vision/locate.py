@@ -113,6 +113,8 @@ MAX_GRIDS = 12  # no page prints more; a photo showing more is a wallpaper of gr
 # A main grid covering less of a large photo than this is a page's (a photo of one grid
 # fills the frame): the page's other grids are looked for more closely (`more_grids`).
 PAGE_SHARE = 0.08
+# ... and a board covering less than this, a page's (a sheet prints two 16x16s a page)
+BOARD_PAGE_SHARE = 0.25
 
 
 def locate_grids(
@@ -159,6 +161,15 @@ def locate_grids(
     grids = page_grids(small, closer_look(small, scale))
     boards = boards_instead(small, grids)
     if boards:
+        if scale < 1.0 and quad_area(boards[0].corners) < BOARD_PAGE_SHARE * small.size:
+            # a page of boards: its smaller ones, whose outlines join their captions on
+            # this copy, are looked for again on one twice as fine (as `more_grids` does)
+            finer, fine_scale = downscale(gray, 2 * max_side)
+            ratio = fine_scale / scale
+            for board in other_boards(finer):
+                board = scaled(board, 1 / ratio)
+                if not any(overlap(board.corners, b.corners) for b in boards):
+                    boards.append(board)
         return [at_full_size(gray, small, scale, board) for board in boards[:limit]]
     if not grids:
         raise NoGridFound(NO_GRID)
@@ -186,7 +197,6 @@ LATTICE_SIDE, LATTICE_MARGIN = 288, 16  # the square a grid's lattice is judged 
 # strokes this long in it are lines: longer than a digit of any board (a 6x6's: 35 px)
 LATTICE_STROKE = 40
 MIN_LINES_PRESENT = 0.85  # of a board's lines each way: a 9x9's box as a 6x6 shows 4 of 7
-SAMURAI_LINES_PRESENT = 0.3
 MIN_BOARD_SCORE = 0.3  # a 6x6's or 16x16's own lattice explains its lines this well
 
 
@@ -226,8 +236,9 @@ def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
     if not grids:
         return other_boards(gray)
     rows, cols = lattice_profiles(gray, grids[0].corners)
-    if best_lattice(rows, cols, LATTICE_SIDE, LATTICE_MARGIN) != 9:
-        return other_boards(gray)
+    size = best_lattice(rows, cols, LATTICE_SIDE, LATTICE_MARGIN)
+    if size != 9:  # its own outline, when no other shows the board's lines as well
+        return other_boards(gray) or [replace(grids[0], size=size, mesh=None)]
     whole = min(
         lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, 9),
         lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, 9),
@@ -263,8 +274,9 @@ def other_boards(gray: np.ndarray) -> list[Located]:
                 lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, size),
                 lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, size),
             )
-            # a samurai's outline square has gaps where no grid is (its lines there are few)
-            least = SAMURAI_LINES_PRESENT if size == SAMURAI else MIN_LINES_PRESENT
+            # a 9x9's box looks like a 6x6 but for every second line; a 16x16's hairlines
+            # and a samurai's gaps leave lines unseen, and nothing else looks like them
+            least = MIN_LINES_PRESENT if size == 6 else 0.0
             if score >= MIN_BOARD_SCORE and whole >= least:
                 found.append(Located(quad, score, size=size))
     taken: list[Located] = []

@@ -449,6 +449,14 @@ class BoardReading:
     nine: Reading | None = None
 
     @property
+    def inked(self) -> np.ndarray:
+        """(size, size) bool: where the photo shows a mark (a glyph cut; on a diagonal 9x9, a
+        blob the 9x9 reader cut): the only cells a correction may give a symbol."""
+        if self.nine is not None and self.nine.cells is not None:
+            return np.asarray(self.nine.cells.blobs, bool).reshape(self.size, self.size)
+        return ~np.isnan(self.ink_boxes[..., 0])
+
+    @property
     def size(self) -> int:
         return self.board.size
 

@@ -286,7 +286,7 @@ def symbol_odds(cells_glyphs: list[np.ndarray], alphabet: tuple[str, ...]) -> np
                 out[i, v] = 1e-6
                 continue
             out[i, v] = np.prod([probs[j, 1 + GLYPHS.index(ch)] for j, ch in enumerate(form)])
-        out[i, 0] = 0.3 * float(np.prod(probs[:, 0]))  # specks the classifier calls no symbol
+        out[i, 0] = 0.15 * float(np.prod(probs[:, 0]))  # specks the classifier calls no symbol
     out = np.maximum(out, 1e-9)
     return (out / out.sum(axis=1, keepdims=True)).astype(np.float32)
 

@@ -15,6 +15,7 @@ reader and the solver load inside the command, so `sudoku-lens --help` stays fas
 from __future__ import annotations
 
 import json
+import math
 import sys
 import time
 from collections import Counter
@@ -197,7 +198,16 @@ def _print_grid(out, grid: dict) -> None:
     if grid["read"] is None:
         return
     changed = {c["index"] for c in grid["corrections"]}
-    out.print(grid_text(grid["read"], grid["solution"], changed), highlight=False)
+    size = grid.get("size", 9)
+    box = {6: (2, 3), 16: (4, 4)}.get(size, (3, 3))
+    if size != 9 or grid.get("variant", "standard") != "standard":
+        said = f"{size}x{size}" + (
+            f", {grid['variant']}" if grid.get("variant") != "standard" else ""
+        )
+        if grid.get("convention"):
+            said += f", printed {grid['convention']}"
+        out.print(f"board: {said}", highlight=False)
+    out.print(grid_text(grid["read"], grid["solution"], changed, box), highlight=False)
     _print_marks(out, grid)
 
 
@@ -229,31 +239,44 @@ def _print_marks(out, record: dict) -> None:
         out.print(f"[bold]hint[/] ({hint['technique']}): {hint['sentence']}", highlight=False)
 
 
-def grid_text(givens: str, solution: str | None, changed: set[int] = frozenset()) -> str:
+def grid_text(
+    givens: str, solution: str | None, changed: set[int] = frozenset(), box: tuple = (3, 3)
+) -> str:
     """The givens as read and, beside them, the solution with the new digits highlighted
-    (cells the rules corrected in yellow).
+    (cells the rules corrected in yellow). Any board: its side from the line's length,
+    `box` its (rows, columns) of a box; '0' or '.' is empty.
 
     >>> print(grid_text("1" + "0" * 80, None).splitlines()[1])
     1 . . | . . . | . . .
+    >>> print(grid_text("12" + "." * 34, None, box=(2, 3)).splitlines()[1])
+    1 2 . | . . .
     """
+    n = math.isqrt(len(givens))
+    box_rows, box_cols = box
 
     def row(line: str, r: int, mark: bool) -> str:
         cells = []
-        for c in range(9):
-            i = r * 9 + c
-            d = line[i] if line[i] != "0" else "."
+        for c in range(n):
+            i = r * n + c
+            d = line[i] if line[i] not in "0." or n == 16 and line[i] == "0" else "."
             if mark and i in changed:
                 d = f"[bold yellow]{d}[/]"
-            elif mark and givens[i] == "0" or not mark and i in changed:
+            elif (
+                mark
+                and givens[i] in "0."
+                and not (n == 16 and givens[i] == "0")
+                or not mark
+                and i in changed
+            ):
                 d = f"[bold cyan]{d}[/]"
             cells.append(d)
-        return " | ".join(" ".join(cells[k : k + 3]) for k in (0, 3, 6))
+        return " | ".join(" ".join(cells[k : k + box_cols]) for k in range(0, n, box_cols))
 
-    width = 21
+    width = 2 * n + 2 * (n // box_cols - 1) - 1
     lines = [f"{'read':<{width}}    {'solution' if solution else ''}".rstrip()]
-    for r in range(9):
-        if r in (3, 6):
-            rule = "------+-------+------"
+    rule = "-+-".join("-" * (2 * box_cols - 1) for _ in range(n // box_cols))
+    for r in range(n):
+        if r and r % box_rows == 0:
             lines.append(f"{rule}    {rule}" if solution else rule)
         left = row(givens, r, False)
         lines.append(f"{left}    {row(solution, r, True)}" if solution else left)

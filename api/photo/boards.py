@@ -40,6 +40,9 @@ MIN_GIVENS = {6: 8, 9: 12, 16: 55}
 DOUBTED = 10  # the least sure symbols read, and as many inked empty cells, may be re-read
 MAX_CHANGES = 3
 MAX_TRIES = 400  # re-readings counted before the reading is called unclear
+# A re-reading that solves must beat every other that solves otherwise by these log odds
+# (30 to 1), or the photo is too unclear to say which (as the 9x9's correction does)
+RIVAL = math.log(30)
 
 
 def geometry_of(size: int, variant: str) -> Geometry:
@@ -88,13 +91,16 @@ def solutions(values: np.ndarray, geometry: Geometry) -> int:
     return count_solutions(puzzle, limit=2)
 
 
-def moves(values: np.ndarray, probs: np.ndarray) -> list[tuple[float, int, int]]:
+def moves(
+    values: np.ndarray, probs: np.ndarray, inked: np.ndarray | None = None
+) -> list[tuple[float, int, int]]:
     """(cost, cell, new value) re-readings worth a try: each of the DOUBTED least sure
     symbols read, dropped or read as its next likeliest; each of the DOUBTED empty cells
-    likeliest to hold a symbol, given it. The cost is the log odds against the move."""
+    likeliest to hold a symbol, given it, where the photo shows a mark (`inked`): a symbol
+    is never added where no ink was seen. The cost is the log odds against the move."""
     logp = np.log(np.maximum(probs, 1e-9))
     read = np.flatnonzero(values > 0)
-    empty = np.flatnonzero(values == 0)
+    empty = np.flatnonzero((values == 0) & (True if inked is None else np.ravel(inked)))
     found = []
     sure = logp[read, values[read]]
     for cell in read[np.argsort(sure)[:DOUBTED]]:
@@ -108,15 +114,18 @@ def moves(values: np.ndarray, probs: np.ndarray) -> list[tuple[float, int, int]]
     return sorted(found)
 
 
-def correct_board(values: np.ndarray, probs: np.ndarray, geometry: Geometry) -> BoardFix:
+def correct_board(
+    values: np.ndarray, probs: np.ndarray, geometry: Geometry, inked: np.ndarray | None = None
+) -> BoardFix:
     """The reading as it stands if it has one solution, else the cheapest re-reading of at
-    most MAX_CHANGES cells (`moves`) that has."""
+    most MAX_CHANGES cells (`moves`) that has, when no other nearly as likely (RIVAL)
+    solves otherwise."""
     values = np.asarray(values, np.int8).ravel()
     probs = np.asarray(probs, np.float32).reshape(values.size, -1)
     count = solutions(values, geometry)
     if count == 1:
         return BoardFix("solved", values, (), _solution(values, geometry))
-    options = moves(values, probs)
+    options = moves(values, probs, inked)
     tried = []
     for k in range(1, MAX_CHANGES + 1):
         for chosen in itertools.combinations(options, k):
@@ -124,24 +133,36 @@ def correct_board(values: np.ndarray, probs: np.ndarray, geometry: Geometry) -> 
                 continue
             tried.append((sum(c for c, _, _ in chosen), chosen))
     tried.sort(key=lambda t: t[0])
-    for _, chosen in tried[:MAX_TRIES]:
+    found = None  # (cost, new values, moves, solution) of the cheapest unique re-reading
+    for cost, chosen in tried[:MAX_TRIES]:
+        if found is not None and cost > found[0] + RIVAL:
+            break
         new = values.copy()
         for _, cell, value in chosen:
             new[cell] = value
-        if solutions(new, geometry) == 1:
-            size = geometry.size
-            changes = tuple(
-                Change(
-                    cell,
-                    int(values[cell]),
-                    int(value),
-                    float(probs[cell, values[cell]]),
-                    float(probs[cell, value]),
-                    size,
-                )  # fmt: skip
-                for _, cell, value in sorted(chosen, key=lambda m: m[1])
-            )
-            return BoardFix("solved", new, changes, _solution(new, geometry))
+        if solutions(new, geometry) != 1:
+            continue
+        solution = _solution(new, geometry)
+        if found is None:
+            found = (cost, new, chosen, solution)
+        elif not np.array_equal(solution, found[3]):
+            # another re-reading nearly as likely solves otherwise: the photo cannot say
+            return BoardFix("unreadable", values, (), None, tuple(c for _, c, _ in found[2]))
+    if found is not None:
+        _, new, chosen, solution = found
+        size = geometry.size
+        changes = tuple(
+            Change(
+                cell,
+                int(values[cell]),
+                int(value),
+                float(probs[cell, values[cell]]),
+                float(probs[cell, value]),
+                size,
+            )  # fmt: skip
+            for _, cell, value in sorted(chosen, key=lambda m: m[1])
+        )
+        return BoardFix("solved", new, changes, solution)
     status = {0: "no_solution", 2: "multiple_solutions"}[count]
     if count == 0 and _clashes(values, geometry):
         status = "invalid_givens"
@@ -194,7 +215,7 @@ def judge_board(
         )  # fmt: skip
     t = time.perf_counter()
     if use_rules:
-        fix = correct_board(read, probs, geometry)
+        fix = correct_board(read, probs, geometry, reading.inked)
     else:
         count = solutions(read, geometry)
         fix = BoardFix(
@@ -216,6 +237,8 @@ def judge_board(
             "invalid_givens": "the symbols read break the rules",
             "no_solution": "the symbols read follow the rules but the puzzle has no solution",
             "multiple_solutions": "the symbols read allow more than one solution",
+            "unreadable": "re-readings nearly as likely as each other solve it differently:"
+            " the photo is too unclear to be sure",
         }[fix.status]
         return PhotoResult(fix.status, f"{name}: {said}", **common)
     message = f"{name} solved"

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 # 2: hand-filled puzzles (entries, kinds, candidates, mistakes, mode, hint); 3: every grid of
 # the photo (`grids`), and the status "complete" (a printed solution, nothing to solve)
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 # What the user asked for: every missing answer, only the mistakes, or the next step.
 Mode = Literal["solve", "check", "hint"]

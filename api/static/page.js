@@ -15,6 +15,7 @@ const download = document.getElementById("download");
 const hintButton = document.getElementById("hint");
 const hintText = document.getElementById("hint-text");
 const gridList = document.getElementById("grids");
+const otherBoard = document.getElementById("other-board");
 
 // The board: what the puzzle is (givens), where each given came from, and what we know.
 const state = {
@@ -116,7 +117,54 @@ function puzzleLine() {
 
 // ---- the photo -------------------------------------------------------------------------
 
+// ---- a board other than the plain 9x9 (issue 49): 6x6, 16x16, diagonal ----------------
+
+const LINE_ALPHABET = "123456789ABCDEFG"; // how the server writes a board's symbols
+const PRINTED = {
+  "1-16": (v) => String(v),
+  "A-P": (v) => "ABCDEFGHIJKLMNOP"[v - 1],
+};
+
+function otherBoardOf(result) {
+  return Boolean(result && result.givens && ((result.size && result.size !== 9) || (result.variant && result.variant !== "standard")));
+}
+
+function printedSymbol(ch, result) {
+  // the server's line symbol as the board prints it (a 16x16's "12" or "L")
+  if (ch === "." || (result.size === 9 && ch === "0")) return "";
+  const printed = PRINTED[result.convention];
+  return printed ? printed(LINE_ALPHABET.indexOf(ch) + 1) : ch;
+}
+
+function showOtherBoard(result) {
+  // read and solved, shown as the board prints it; its cells are not edited here
+  const size = result.size || 9;
+  const box = { 6: [2, 3], 16: [4, 4] }[size] || [3, 3];
+  otherBoard.replaceChildren();
+  otherBoard.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
+  const shown = result.solution || result.givens;
+  for (let i = 0; i < size * size; i++) {
+    const r = Math.floor(i / size), c = i % size;
+    const cell = document.createElement("span");
+    cell.setAttribute("role", "cell");
+    cell.textContent = printedSymbol(shown[i], result);
+    if (printedSymbol(result.givens[i], result)) cell.classList.add("given");
+    if (result.variant === "diagonal" && (r === c || r + c === size - 1)) cell.classList.add("diagonal");
+    if ((c + 1) % box[1] === 0 && c + 1 < size) cell.classList.add("box-right");
+    if ((r + 1) % box[0] === 0 && r + 1 < size) cell.classList.add("box-below");
+    otherBoard.appendChild(cell);
+  }
+  board.hidden = true;
+  otherBoard.hidden = false;
+}
+
 function loadReading(result) {
+  if (otherBoardOf(result)) {
+    showOtherBoard(result);
+    return;
+  }
+  board.hidden = false;
+  otherBoard.hidden = true;
   const givens = result.givens || "0".repeat(N);
   state.givens = Array.from(givens, (ch) => Number(ch) || 0);
   state.origin = state.givens.map((v) => (v ? "photo" : ""));
@@ -215,7 +263,7 @@ async function upload(file, attempt = 1) {
     const grids = body.grids || [];
     showGrids(grids, firstPuzzle(grids));
     const lead = grids.length > 1 ? pageSummary(grids) : sentence(body.message);
-    say(`${lead} Tap a cell to fix a digit.`, "ok");
+    say(otherBoardOf(body) ? lead : `${lead} Tap a cell to fix a digit.`, "ok");
     return;
   }
   const error = body.error || { message: response.statusText, code: "" };

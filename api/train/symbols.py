@@ -43,7 +43,7 @@ from vision.symbols import CELL, CONVENTIONS, GLYPHS, MODEL, cut_symbols
 
 HIDDEN = (192, 96)
 # glyphs a half turn leaves a glyph (themselves or another): not "no symbol" turned so
-SYMMETRIC = set("0689HINOS")
+SYMMETRIC = set("01689HINOS")  # a half-turned sans "1" is a bar, as an "I" is
 BOARDS = ((6, (2, 3)), (9, (3, 3)), (16, (4, 4)), (16, (4, 4)))
 
 
@@ -88,10 +88,12 @@ def board_samples(n_boards: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
                 for glyph, ch in zip(cell.glyphs, text, strict=True):
                     images.append(glyph)
                     labels.append(1 + GLYPHS.index(ch))
-            elif not text:  # specks and smudges in an empty cell
-                for glyph in cell.glyphs:
-                    images.append(glyph)
-                    labels.append(0)
+            elif not text:  # specks and smudges in an empty cell, but not bars: a bar
+                # there is a piece of a line, and taught as no symbol it unteaches "I"/"1"
+                for glyph, (_, _, w, h) in zip(cell.glyphs, cell.boxes, strict=True):
+                    if max(w, h) < 4 * min(w, h):
+                        images.append(glyph)
+                        labels.append(0)
     x = (np.array(images) * 255).astype(np.uint8)
     y = np.array(labels, np.int64)
     return x, y
