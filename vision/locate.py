@@ -29,7 +29,6 @@ import numpy as np
 from vision.compiled import on_first_use
 from vision.errors import NoGridFound
 from vision.lattice import (
-    SAMURAI,
     best_lattice,
     lattice_evidence,
     lines_present,
