@@ -29,17 +29,17 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CELL = 40  # pixels a cell in the square every measure is taken on
+CELL = 25  # pixels a cell in the square every measure is taken on (half the 9x9's warp)
 # Box shapes by board size; a 6x6's may show turned (3, 2) on a photo turned a quarter.
 BOXES = {6: ((2, 3), (3, 2)), 9: ((3, 3),), 16: ((4, 4),)}
 # grey levels a diagonal's tinted cells lie below the rest of their box: 21 to 35 on
-# rendered diagonal photos, at most 3.5 on the 400 labelled 9x9 photos
+# rendered diagonal photos, at most 3 on the 400 labelled 9x9 photos
 TINT = 10
-DIAGONAL_LINE = 0.3  # more ink on a drawn diagonal than beside it: 0.74-0.83 drawn, <= 0.09 on 9x9s
+DIAGONAL_LINE = 0.3  # more ink on a drawn diagonal than beside it: 0.66-0.79 drawn, <= 0.11 on 9x9s
 DASHED_CELLS = 0.5  # share of a killer's cells that show a dashed cage side
 JUMP = 1.8  # a line this much thicker on one cell's side than the next: a region's edge
-# such turns that make a jigsaw: 45 to 73 on rendered jigsaw photos; at most 23 on the 400
-# labelled 9x9 photos of ../shared (a blurred grid cut off at its top), 16 the next
+# such turns that make a jigsaw: 45 to 73 on rendered jigsaw photos; at most 24 on the 400
+# labelled 9x9 photos of ../shared (a blurred grid cut off at its top), 20 the next
 JUMPS = 32
 
 
@@ -61,14 +61,24 @@ def board_kind(square: np.ndarray, size: int) -> Board:
     across = int(0.3 * CELL) | 1  # wider than any line: the paper, its tint and shadow
     dark = cv2.morphologyEx(square, cv2.MORPH_BLACKHAT, np.ones((across, across), np.uint8))
     dark = dark.astype(np.float32)
-    masses = line_masses(dark, size)
-    boxes = box_shape(masses, size)
-    if size == 9 and killer_cages(square):
-        return Board(size, boxes, refused="killer")
-    if size == 9 and jigsaw_regions(dark, size):
-        return Board(size, boxes, refused="jigsaw")
-    variant = "diagonal" if size in (9, 16) and diagonals_marked(square, size) else "standard"
+    boxes = box_shape(line_masses(dark, size), size)
+    if size == 9:
+        ink = ink_mask(square)
+        if killer_cages(ink):
+            return Board(size, boxes, refused="killer")
+        if jigsaw_regions(dark, size):
+            return Board(size, boxes, refused="jigsaw")
+    else:
+        ink = None
+    variant = "diagonal" if size in (9, 16) and diagonals_marked(square, size, ink) else "standard"
     return Board(size, boxes, variant)
+
+
+def ink_mask(square: np.ndarray) -> np.ndarray:
+    """The print's ink (0/1) against the paper around it, a cell across."""
+    return cv2.adaptiveThreshold(
+        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, CELL | 1, 8
+    )
 
 
 def line_masses(dark: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -115,11 +125,11 @@ def cell_papers(square: np.ndarray, size: int) -> np.ndarray:
     return spots[:, :, 1:3].mean(axis=2)
 
 
-def diagonals_marked(square: np.ndarray, size: int) -> bool:
+def diagonals_marked(square: np.ndarray, size: int, ink: np.ndarray | None = None) -> bool:
     """Whether both diagonals are marked: their cells tinted against the rest of their own
     box (a paper that shades whole boxes shades the diagonal's boxes too), or a line
     drawn through them."""
-    return diagonal_tint(square, size) >= TINT or diagonal_line(square, size) >= DIAGONAL_LINE
+    return diagonal_tint(square, size) >= TINT or diagonal_line(square, size, ink) >= DIAGONAL_LINE
 
 
 def diagonal_tint(square: np.ndarray, size: int) -> float:
@@ -130,29 +140,29 @@ def diagonal_tint(square: np.ndarray, size: int) -> float:
     idx = np.arange(size)
     on = np.zeros((size, size), bool)
     on[idx, idx] = on[idx, size - 1 - idx] = True
-    boxes = papers.reshape(b, b, b, b).transpose(0, 2, 1, 3).reshape(b, b, -1)
-    marks = on.reshape(b, b, b, b).transpose(0, 2, 1, 3).reshape(b, b, -1)
-    others = np.where(marks, np.nan, boxes)
-    if np.isnan(others).all(axis=2).any():
+    boxes = papers.reshape(b, b, b, b).transpose(0, 2, 1, 3).reshape(b * b, -1)
+    marks = on.reshape(b, b, b, b).transpose(0, 2, 1, 3).reshape(b * b, -1)
+    counts = (~marks).sum(axis=1)  # the other cells of each box, sorted first
+    if not counts.all():
         return 0.0
-    rest = np.nanmedian(others, axis=2)  # (box row, box col)
-    drops = rest[idx // b, idx // b] - papers[idx, idx]
+    ordered = np.sort(np.where(marks, np.inf, boxes), axis=1)
+    rows = np.arange(b * b)
+    rest = ((ordered[rows, (counts - 1) // 2] + ordered[rows, counts // 2]) / 2).reshape(b, b)
     drops = np.concatenate(
-        [drops, rest[idx // b, (size - 1 - idx) // b] - papers[idx, size - 1 - idx]]
-    )
+        [rest[idx // b, idx // b] - papers[idx, idx],
+         rest[idx // b, (size - 1 - idx) // b] - papers[idx, size - 1 - idx]]
+    )  # fmt: skip
     return float(np.median(drops))
 
 
-def diagonal_line(square: np.ndarray, size: int) -> float:
+def diagonal_line(square: np.ndarray, size: int, ink: np.ndarray | None = None) -> float:
     """The share of points on the diagonals, in each of their cells between its corner and
     its digit, that are ink, less the share on the same cell's other diagonal: about 0.8
     where lines are drawn corner to corner, near 0 where none are. The smaller of the two
     diagonals."""
     side = square.shape[0]
     cell = side / size
-    ink = cv2.adaptiveThreshold(
-        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, int(cell) | 1, 8
-    )
+    ink = ink_mask(square) if ink is None else ink
     ink = cv2.dilate(ink, np.ones((3, 3), np.uint8))
     local = np.concatenate([np.linspace(0.14, 0.28, 5), np.linspace(0.72, 0.86, 5)])
     k = np.arange(size)[:, None]
@@ -205,14 +215,11 @@ def _clip(values: np.ndarray, side: int) -> np.ndarray:
     return np.clip(np.rint(values).astype(int), 0, side - 1)
 
 
-def killer_cages(square: np.ndarray) -> bool:
+def killer_cages(ink: np.ndarray) -> bool:
     """Whether most cells show a dashed cage side: ink along a band just inside a cell's
     edge (0.07 to 0.17 of the cell in), covering a good part of the side in dashes. A
     sudoku's digits stand in the cells' middles; a killer's cages run round every cell.
-    `square`: the 9x9 grid at CELL pixels a cell."""
-    ink = cv2.adaptiveThreshold(
-        square, 1, cv2.ADAPTIVE_THRESH_MEAN_C, cv2.THRESH_BINARY_INV, CELL | 1, 8
-    )
+    `ink`: the 9x9 grid's ink mask (`ink_mask`) at CELL pixels a cell."""
     cells = ink.reshape(9, CELL, 9, CELL).transpose(0, 2, 1, 3)  # (row, col, y, x)
     near, far = round(0.07 * CELL), round(0.17 * CELL)
     lo, hi = round(0.2 * CELL), round(0.8 * CELL)

@@ -39,17 +39,22 @@ def lattice_evidence(profile: np.ndarray, side: int, margin: int, n: int) -> flo
     >>> round(lattice_evidence(p, 180, 10, 9), 2), round(lattice_evidence(p, 180, 10, 16), 2)
     (0.9, 0.1)
     """
+    lines, middles = _near_lines(profile, side, margin, n)
+    return float(np.minimum(lines, 0.9).mean() - np.minimum(middles, 0.9).mean())
+
+
+def _near_lines(profile: np.ndarray, side: int, margin: int, n: int):
+    """The most ink within a sixth of a cell of each expected line, and of each cell's
+    middle (a running maximum, `cv2.dilate`, read at those places)."""
     cell = side / n
     reach = int(min(max(1, cell // 6), margin))
-    windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
-    lines = np.rint(margin + cell * np.arange(n + 1)).astype(int) - reach
-    middles = np.rint(margin + cell * (np.arange(n) + 0.5)).astype(int) - reach
-    lines = np.clip(lines, 0, len(windows) - 1)
-    middles = np.clip(middles, 0, len(windows) - 1)
-    return float(
-        np.minimum(windows[lines].max(axis=1), 0.9).mean()
-        - np.minimum(windows[middles].max(axis=1), 0.9).mean()
-    )
+    near = cv2.dilate(
+        np.asarray(profile, np.float32).reshape(-1, 1), np.ones((2 * reach + 1, 1), np.uint8)
+    ).ravel()
+    last = len(near) - 1
+    lines = np.clip(np.rint(margin + cell * np.arange(n + 1)).astype(int), 0, last)
+    middles = np.clip(np.rint(margin + cell * (np.arange(n) + 0.5)).astype(int), 0, last)
+    return near[lines].astype(np.float64), near[middles].astype(np.float64)
 
 
 def lines_present(profile: np.ndarray, side: int, margin: int, n: int) -> float:
@@ -60,17 +65,8 @@ def lines_present(profile: np.ndarray, side: int, margin: int, n: int) -> float:
     >>> lines_present(p, 180, 10, 6)
     0.5714285714285714
     """
-    cell = side / n
-    reach = int(min(max(1, cell // 6), margin))
-    windows = np.lib.stride_tricks.sliding_window_view(profile, 2 * reach + 1)
-    lines = np.clip(
-        np.rint(margin + cell * np.arange(n + 1)).astype(int) - reach, 0, len(windows) - 1
-    )
-    middles = np.clip(
-        np.rint(margin + cell * (np.arange(n) + 0.5)).astype(int) - reach, 0, len(windows) - 1
-    )
-    floor = float(np.median(windows[middles].max(axis=1))) + 0.2
-    return float((windows[lines].max(axis=1) >= floor).mean())
+    lines, middles = _near_lines(profile, side, margin, n)
+    return float((lines >= float(np.median(middles)) + 0.2).mean())
 
 
 def evidence_by_size(rows: np.ndarray, cols: np.ndarray, side: int, margin: int) -> dict:

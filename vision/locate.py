@@ -160,21 +160,24 @@ def locate_grids(
     grids = page_grids(small, closer_look(small, scale))
     boards = boards_instead(small, grids)
     if boards:
+        # a 6x6's or 16x16's page: its smaller boards, whose outlines join their captions
+        # on this copy, are looked for again on one twice as fine (as `more_grids` does)
         if scale < 1.0 and quad_area(boards[0].corners) < BOARD_PAGE_SHARE * small.size:
-            # a page of boards: its smaller ones, whose outlines join their captions on
-            # this copy, are looked for again on one twice as fine (as `more_grids` does)
             finer, fine_scale = downscale(gray, 2 * max_side)
             ratio = fine_scale / scale
             for board in other_boards(finer):
                 board = scaled(board, 1 / ratio)
                 if not any(overlap(board.corners, b.corners) for b in boards):
                     boards.append(board)
-        return [at_full_size(gray, small, scale, board) for board in boards[:limit]]
+        # the page's 9x9s beside them stay
+        grids = boards + [
+            g for g in grids[1:] if not any(overlap(g.corners, b.corners) for b in boards)
+        ]
     if not grids:
         raise NoGridFound(NO_GRID)
     whole = [grid for grid in grids if not touches_frame(grid.corners, small.shape)]
     small_main = scale < 1.0 and quad_area(grids[0].corners) < PAGE_SHARE * small.size
-    if len(whole) >= 2 or small_main:
+    if (len(whole) >= 2 or small_main) and not boards:
         # a page: its smaller grids, their outlines joined to the text beside them at this
         # scale, are looked for again on a copy twice as fine (or this one, for a small photo)
         finer, fine_scale = (small, scale) if scale == 1.0 else downscale(gray, 2 * max_side)
@@ -245,7 +248,12 @@ def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
     if grids[0].score >= GOOD_SCORE and whole >= MIN_LINES_PRESENT:
         return []
     main = grids[0].corners
-    return [board for board in other_boards(gray) if overlap(board.corners, main)]
+    boards = [board for board in other_boards(gray) if overlap(board.corners, main)]
+    # the main grid is a board taken for a 9x9 (about its size), or the outline of a page
+    # of boards (holding two or more)
+    same = [b for b in boards if 0.5 <= quad_area(b.corners) / quad_area(main) <= 2.0]
+    held = [b for b in boards if holds(main, b.corners)]
+    return same[:1] or (held if len(held) >= 2 else [])
 
 
 def other_boards(gray: np.ndarray) -> list[Located]:

@@ -83,7 +83,7 @@ def cut_symbols(square: np.ndarray, size: int) -> list[SymbolCell]:
     dark = ink_of(square)
     strong = float(np.percentile(dark, 99.5))
     floor = max(12.0, FLOOR * strong)  # the paper's grain and a shadow's edge stay below
-    lines = board_lines((dark > max(12.0, 0.4 * strong)).astype(np.uint8)) > 0
+    lines = board_lines((dark > floor).astype(np.uint8)) > 0  # hairlines as faint as a glyph may be
     dark = np.where(lines, 0, dark).astype(np.float32)
     cells = []
     lo = round(INSET * CELL)
@@ -149,13 +149,16 @@ def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell
 
 
 def line_remnant(x: int, y: int, width: int, height: int, w: int, h: int) -> bool:
-    """Whether a mark is a piece of the board's line left inside a cell: a bar a tenth of a
-    cell thin along the cell's side, within a seventh of a cell of it (an "I" or a "1" is
-    printed in the middle)."""
-    edge = CELL / 7
-    thin = CELL / 10
-    upright = width <= thin and (x + width / 2 <= edge or x + width / 2 >= w - edge)
-    lying = height <= thin and (y + height / 2 <= edge or y + height / 2 >= h - edge)
+    """Whether a mark is a piece of the board's line left inside a cell: a bar a sixth of a
+    cell thin along the cell's side, touching it or within a seventh of a cell of it (an
+    "I" or a "1" is printed in the middle). `w`, `h`: the cell inside's size."""
+    edge, thin = CELL / 7, CELL / 6
+    upright = width <= thin and (
+        x <= 1 or x + width >= w - 1 or min(x + width / 2, w - x - width / 2) <= edge
+    )
+    lying = height <= thin and (
+        y <= 1 or y + height >= h - 1 or min(y + height / 2, h - y - height / 2) <= edge
+    )
     return upright or lying
 
 
