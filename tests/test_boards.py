@@ -224,3 +224,17 @@ def test_the_rules_correct_a_misread_symbol_on_a_16x16():
 def test_printed_symbols_match_the_conventions_read():
     for name in CONVENTIONS:
         assert tuple(printed_symbol(v, 16, name) for v in range(1, 17)) == READ_CONVENTIONS[name]
+
+
+def test_hint_and_check_modes_on_a_board():
+    photo = board_photo("6x6", seed=8)
+    hint = solve_photo(photo.jpeg, mode="hint", encode="jpeg")
+    assert hint.status == "solved" and hint.hint is not None
+    body = hint.to_model().model_dump()
+    assert body["solution"] is None and body["hint"]["placements"]
+    cell = hint.hint.placements[0][0]
+    assert hint.hint.placements[0][1] == int(photo.solution.ravel()[cell])
+    assert hint.overlay_bytes[:2] == b"\xff\xd8"
+    check = solve_photo(board_photo("16x16", seed=8).jpeg, mode="check", render=False)
+    assert check.status == "solved" and check.to_model().solution is None
+    assert "every symbol here was taken for print" in check.message

@@ -39,6 +39,6 @@ class UnsupportedBoard(VisionError):
 
     def __init__(self, kind: str):
         super().__init__(
-            f"looks like a {kind} sudoku: not supported (sudoku-lens solves plain 6x6, 9x9 and 16x16 and diagonal sudoku)"
+            f"looks like a {kind} sudoku: not supported (sudoku-lens solves 6x6, 9x9, 16x16 and diagonal sudoku)"
         )
         self.kind = kind

@@ -249,11 +249,11 @@ def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
         return []
     main = grids[0].corners
     boards = [board for board in other_boards(gray) if overlap(board.corners, main)]
-    # the main grid is a board taken for a 9x9 (about its size), or the outline of a page
-    # of boards (holding two or more)
-    same = [b for b in boards if 0.5 <= quad_area(b.corners) / quad_area(main) <= 2.0]
+    # the main grid is a board taken for a 9x9, or the page round one (a quarter of it or
+    # more), or the outline of a page of boards (holding two or more)
+    large = [b for b in boards if quad_area(b.corners) >= 0.25 * quad_area(main)]
     held = [b for b in boards if holds(main, b.corners)]
-    return same[:1] or (held if len(held) >= 2 else [])
+    return large[:1] or (held if len(held) >= 2 else [])
 
 
 def other_boards(gray: np.ndarray) -> list[Located]:

@@ -83,7 +83,7 @@ def cut_symbols(square: np.ndarray, size: int) -> list[SymbolCell]:
     dark = ink_of(square)
     strong = float(np.percentile(dark, 99.5))
     floor = max(12.0, FLOOR * strong)  # the paper's grain and a shadow's edge stay below
-    lines = board_lines((dark > floor).astype(np.uint8)) > 0  # hairlines as faint as a glyph may be
+    lines = board_lines((dark > max(12.0, 0.4 * strong)).astype(np.uint8)) > 0
     dark = np.where(lines, 0, dark).astype(np.float32)
     cells = []
     lo = round(INSET * CELL)
