@@ -50,6 +50,7 @@ MIN_HEIGHT = 0.2  # of a cell: a glyph is at least this tall (specks are not)
 EMPTY_SURE = 0.995  # an inkless cell is empty
 CUT_LEVEL = 0.45  # of a cell's darkest ink: its glyphs' strokes
 FLOOR = 0.3  # of the board's strong print: no cell's glyph is fainter
+GROW_LEVEL = 0.2  # of a cell's darkest ink: the hairlines its glyphs' strong marks grow into
 
 
 @dataclass
@@ -91,8 +92,10 @@ def cut_symbols(square: np.ndarray, size: int) -> list[SymbolCell]:
         for c in range(size):
             y, x = r * CELL + lo, c * CELL + lo
             window = dark[y : y + CELL - 2 * lo, x : x + CELL - 2 * lo]
-            level = max(floor, CUT_LEVEL * float(window.max()))  # its own print's contrast
-            cells.append(cell_glyphs(window, (window > level).astype(np.uint8), (x, y)))
+            top = float(window.max())
+            level = max(floor, CUT_LEVEL * top)  # its own print's contrast
+            faint = (window > max(0.5 * floor, GROW_LEVEL * top)).astype(np.uint8)
+            cells.append(cell_glyphs(window, (window > level).astype(np.uint8), (x, y), faint))
     return cells
 
 
@@ -109,9 +112,13 @@ def board_lines(mask: np.ndarray) -> np.ndarray:
     return cv2.dilate(across | down, np.ones((3, 3), np.uint8))
 
 
-def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell:
+def cell_glyphs(
+    crop: np.ndarray, mask: np.ndarray, origin=(0, 0), faint: np.ndarray | None = None
+) -> SymbolCell:
     """The glyphs in one cell's inside (its darkness, float32, and its ink mask), left to
-    right; origin: where the inside's top left lies in the square.
+    right; origin: where the inside's top left lies in the square. With `faint` (a lower
+    level's mask), each glyph is the faint ink connected to its strong marks: a serif "0"'s
+    hairline top and bottom join its two thick sides into one glyph.
 
     >>> crop = np.zeros((40, 40), np.float32); crop[8:28, 16:20] = 200   # a bar: a 1
     >>> found = cell_glyphs(crop, (crop > 80).astype(np.uint8))
@@ -120,12 +127,22 @@ def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell
     """
     count, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
     h, w = mask.shape
-    marks = []
+    strong = []
     for k in range(1, count):
         x, y, bw, bh, area = stats[k]
         tall = bh >= MIN_HEIGHT * CELL or (bw >= MIN_HEIGHT * CELL and bh >= 0.1 * CELL)
         if tall and area >= 0.01 * CELL * CELL and not line_remnant(x, y, bw, bh, w, h):
-            marks.append([x, y, x + bw, y + bh, [k]])
+            strong.append(k)
+    if faint is not None and strong:  # each strong mark grown into the faint ink round it
+        _, grown, fstats, _ = cv2.connectedComponentsWithStats(faint | mask, connectivity=8)
+        parts = sorted({int(grown[labels == k][0]) for k in strong})
+        labels, stats = grown, fstats
+    else:
+        parts = strong
+    marks = [
+        [stats[k][0], stats[k][1], stats[k][0] + stats[k][2], stats[k][1] + stats[k][3], [k]]
+        for k in parts
+    ]
     marks.sort(key=lambda m: m[0])
     glyphs: list[list] = []
     for m in marks:  # marks that overlap across (a stroke broken in two) are one glyph
@@ -138,12 +155,12 @@ def cell_glyphs(crop: np.ndarray, mask: np.ndarray, origin=(0, 0)) -> SymbolCell
         else:
             glyphs.append(m)
     found = SymbolCell()
-    for x0, y0, x1, y1, parts in glyphs[:3]:
-        keep = np.isin(labels[y0:y1, x0:x1], parts)
+    for x0, y0, x1, y1, ks in glyphs[:3]:
+        keep = np.isin(labels[y0:y1, x0:x1], ks)
         keep = cv2.dilate(keep.astype(np.uint8), np.ones((3, 3), np.uint8)).astype(bool)
         ink = np.where(keep, crop[y0:y1, x0:x1], 0)
-        strong = max(float(np.percentile(ink[keep], 90)), 1.0)
-        found.glyphs.append(normalised(np.clip(ink / strong, 0, 1).astype(np.float32), SIZE))
+        strong_ink = max(float(np.percentile(ink[keep], 90)), 1.0)
+        found.glyphs.append(normalised(np.clip(ink / strong_ink, 0, 1).astype(np.float32), SIZE))
         found.boxes.append((int(origin[0] + x0), int(origin[1] + y0), int(x1 - x0), int(y1 - y0)))
     return found
 
