@@ -153,8 +153,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--refused", type=int, default=24, help="killer/jigsaw/samurai photos")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--aside", action="store_true", help="the kept-apart photos, once")
+    parser.add_argument("--size", default="1200x1600", help="photo width x height")
     args = parser.parse_args(argv)
-    seed, size = (ASIDE, ASIDE_SIZE) if args.aside else (args.seed, (1200, 1600))
+    size = tuple(int(v) for v in args.size.lower().split("x"))
+    seed, size = (ASIDE, ASIDE_SIZE) if args.aside else (args.seed, size)
     label = "aside" if args.aside else "dev"
     print(
         f"board bench ({label}): {args.photos} boards, {args.refused} refused kinds, seed {seed}, {size[0]}x{size[1]}"
