@@ -79,8 +79,12 @@ def evidence_by_size(rows: np.ndarray, cols: np.ndarray, side: int, margin: int)
 
 def best_lattice(rows: np.ndarray, cols: np.ndarray, side: int, margin: int) -> int:
     """The board size whose lattice explains the lines best (SAMURAI for a samurai's
-    outline); 9 unless another does so by OTHER_GAIN."""
+    outline); 9 unless another does so by OTHER_GAIN. A 6x6 must show every line
+    (`lines_present`): a 9x9 whose hairlines a dim photo lost keeps only its box lines,
+    every other line of a 6x6's lattice."""
     evidence = evidence_by_size(rows, cols, side, margin)
+    if min(lines_present(rows, side, margin, 6), lines_present(cols, side, margin, 6)) < 0.85:
+        del evidence[6]
     other = max((n for n in evidence if n != 9), key=evidence.get)
     return other if evidence[other] >= evidence[9] + OTHER_GAIN else 9
 

@@ -239,8 +239,9 @@ def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
         return other_boards(gray)
     rows, cols = lattice_profiles(gray, grids[0].corners)
     size = best_lattice(rows, cols, LATTICE_SIDE, LATTICE_MARGIN)
-    if size != 9:  # its own outline, when no other shows the board's lines as well
-        return other_boards(gray) or [replace(grids[0], size=size, mesh=None)]
+    if size != 9:  # a 16x16's own outline, when no other shows its lines as well
+        found = other_boards(gray)
+        return found or ([replace(grids[0], size=size, mesh=None)] if size == 16 else [])
     whole = min(
         lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, 9),
         lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, 9),
