@@ -58,7 +58,8 @@ class Located:
     on a bent page the crossings of its curved lines (10, 10, 2) in image pixels
     (`vision.mesh`), else None. cut_off: a page's other grid that runs off the photo's
     edge (`locate_grids`): its corners are those of the part in view, and it is not read.
-    size: the cells a side its lines show (`vision.lattice`): 6, 9 or 16.
+    size: the cells a side its lines show (`vision.lattice`): 6, 9 or 16, or 21 for a
+    samurai's outline (refused when read).
     """
 
     corners: np.ndarray
@@ -258,7 +259,8 @@ def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
 
 
 def other_boards(gray: np.ndarray) -> list[Located]:
-    """Every 6x6 and 16x16 grid in a small grey copy of a photo, the best ranked first.
+    """Every 6x6 and 16x16 grid (and samurai outline) in a small grey copy of a photo, the
+    best ranked first.
 
     Their outlines are the 9x9's (every threshold's squarish quads down to PAGE_MIN_AREA
     of the photo); each is a board of the size its lines show best (`lattice_of`) when
@@ -273,11 +275,14 @@ def other_boards(gray: np.ndarray) -> list[Located]:
         for quad in deduplicate(quads, tolerance, seen):
             if not squarish(quad, PAGE_SQUARISH):
                 continue
-            size = lattice_of(gray, quad)
+            rows, cols = lattice_profiles(gray, quad)
+            size = best_lattice(rows, cols, LATTICE_SIDE, LATTICE_MARGIN)
             if size == 9:
                 continue
-            rows, cols = lattice_profiles(gray, quad)
-            score = board_score(gray, quad, size)
+            score = (
+                lattice_evidence(rows, LATTICE_SIDE, LATTICE_MARGIN, size)
+                + lattice_evidence(cols, LATTICE_SIDE, LATTICE_MARGIN, size)
+            ) / 2
             whole = min(
                 lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, size),
                 lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, size),

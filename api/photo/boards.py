@@ -194,8 +194,7 @@ def judge_board(
 ) -> PhotoResult:
     """The status of a board's reading (`vision.read.BoardReading`): corrected by its own
     rules, solved; the next step in hint mode. A check on such a board checks nothing
-    written: the reader tells a hand's entries from print on the plain 9x9 alone, so every
-    symbol read stands for the puzzle's, and the message says so."""
+    written (a hand's entries are judged on the plain 9x9 alone), and the message says so."""
     board = reading.board
     size, variant = board.size, board.variant
     geometry = geometry_of(size, variant)
@@ -253,8 +252,8 @@ def judge_board(
     )
     if mode == "check":
         result.message += (
-            "; a check reads a hand's entries on plain 9x9 grids only: every symbol here was"
-            " taken for print"
+            "; a check reads a hand's entries on plain 9x9 grids only: none were checked"
+            " on this board"
         )
     if mode == "hint":
         from solver.logic import hint
