@@ -235,16 +235,16 @@ def mosaic(images: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return sheet, centres
 
 
-def tesseract_read(images: np.ndarray) -> np.ndarray:
-    """(N, 10) probabilities for N digit images with a single Tesseract call."""
+def tesseract_words(sheet: np.ndarray, whitelist: str) -> dict:
+    """Tesseract's words on a mosaic (`mosaic`), as pytesseract's `image_to_data` dict: one
+    process call, one line a tile, only the `whitelist`'s characters."""
     import pytesseract
 
     os.environ.setdefault("OMP_THREAD_LIMIT", "1")
-    sheet, centres = mosaic(images)
     try:
-        data = pytesseract.image_to_data(
+        return pytesseract.image_to_data(
             sheet,
-            config="--psm 6 --oem 1 -c tessedit_char_whitelist=123456789",
+            config=f"--psm 6 --oem 1 -c tessedit_char_whitelist={whitelist}",
             output_type=pytesseract.Output.DICT,
         )
     except pytesseract.TesseractNotFoundError as err:
@@ -252,6 +252,12 @@ def tesseract_read(images: np.ndarray) -> np.ndarray:
             "the tesseract engine needs the Tesseract program (Debian: apt install "
             "tesseract-ocr); or use the classifier engine"
         ) from err
+
+
+def tesseract_read(images: np.ndarray) -> np.ndarray:
+    """(N, 10) probabilities for N digit images with a single Tesseract call."""
+    sheet, centres = mosaic(images)
+    data = tesseract_words(sheet, "123456789")
     n = len(images)
     # unread blobs: probably a digit Tesseract could not make out, not an empty cell
     probs = np.full((n, 10), 0.1, np.float32)

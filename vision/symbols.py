@@ -211,27 +211,14 @@ def classify_glyphs(images: np.ndarray, weights: dict | None = None) -> np.ndarr
 
 def tesseract_glyphs(images: np.ndarray, whitelist: str = GLYPHS) -> np.ndarray:
     """(N, 27) probabilities for N glyph images read by Tesseract in one call."""
-    import pytesseract
+    from vision.recognise import mosaic, tesseract_words
 
-    from vision.recognise import mosaic
-
-    os.environ.setdefault("OMP_THREAD_LIMIT", "1")
     probs = np.full((len(images), len(GLYPHS) + 1), 0.02, np.float32)
     probs[:, 0] = 0.3  # unread: probably a glyph Tesseract could not make out
     if len(images) == 0:
         return probs
     sheet, centres = mosaic((np.asarray(images) * 255).astype(np.uint8))
-    try:
-        data = pytesseract.image_to_data(
-            sheet,
-            config=f"--psm 6 --oem 1 -c tessedit_char_whitelist={whitelist}",
-            output_type=pytesseract.Output.DICT,
-        )
-    except pytesseract.TesseractNotFoundError as err:
-        raise RuntimeError(
-            "the tesseract engine needs the Tesseract program (Debian: apt install "
-            "tesseract-ocr); or use the classifier engine"
-        ) from err
+    data = tesseract_words(sheet, whitelist)
     for text, left, top, width, height, conf in zip(
         data["text"], data["left"], data["top"], data["width"], data["height"], data["conf"],
         strict=True,
