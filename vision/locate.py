@@ -212,20 +212,19 @@ def lattice_profiles(gray: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, np
     return stroke_profiles(ink, LATTICE_MARGIN, LATTICE_STROKE)
 
 
-def lattice_of(gray: np.ndarray, quad: np.ndarray) -> int:
-    """How many cells a side the grid in `quad` has, by its lines (`vision.lattice`)."""
-    return best_lattice(*lattice_profiles(gray, quad), LATTICE_SIDE, LATTICE_MARGIN)
+def lattice_score(rows: np.ndarray, cols: np.ndarray, n: int) -> float:
+    """How well a lattice of n cells a side explains the profiles across and down."""
+    return (
+        lattice_evidence(rows, LATTICE_SIDE, LATTICE_MARGIN, n)
+        + lattice_evidence(cols, LATTICE_SIDE, LATTICE_MARGIN, n)
+    ) / 2
 
 
 def board_score(gray: np.ndarray, quad: np.ndarray, n: int) -> float:
     """`grid_score` for a board of n cells a side: its lattice's line evidence."""
     if quad_area(quad) < 1.0:
         return 0.0
-    rows, cols = lattice_profiles(gray, quad)
-    return (
-        lattice_evidence(rows, LATTICE_SIDE, LATTICE_MARGIN, n)
-        + lattice_evidence(cols, LATTICE_SIDE, LATTICE_MARGIN, n)
-    ) / 2
+    return lattice_score(*lattice_profiles(gray, quad), n)
 
 
 def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
@@ -233,7 +232,7 @@ def boards_instead(gray: np.ndarray, grids: list[Located]) -> list[Located]:
     9x9s, else [].
 
     The 9x9's search finds none on a 6x6, and on a 16x16 the outline of one whose lines
-    say otherwise (`lattice_of`). A main grid that misses some of a 9x9's lines may be a
+    say otherwise (`vision.lattice.best_lattice`). A main grid that misses some of a 9x9's lines may be a
     board taken for one (a bent 16x16, a samurai's page, a sheet of 6x6s seen whole): the
     boards that overlap it replace it. A clear 9x9 photo pays one look at its main grid's lines."""
     if not grids:
@@ -263,7 +262,7 @@ def other_boards(gray: np.ndarray) -> list[Located]:
     best ranked first.
 
     Their outlines are the 9x9's (every threshold's squarish quads down to PAGE_MIN_AREA
-    of the photo); each is a board of the size its lines show best (`lattice_of`) when
+    of the photo); each is a board of the size its lines show best (`best_lattice`) when
     that lattice explains them by MIN_BOARD_SCORE, and the taken ones overlap none (a
     board's boxes, a block of its cells)."""
     area = gray.shape[0] * gray.shape[1]
@@ -279,10 +278,7 @@ def other_boards(gray: np.ndarray) -> list[Located]:
             size = best_lattice(rows, cols, LATTICE_SIDE, LATTICE_MARGIN)
             if size == 9:
                 continue
-            score = (
-                lattice_evidence(rows, LATTICE_SIDE, LATTICE_MARGIN, size)
-                + lattice_evidence(cols, LATTICE_SIDE, LATTICE_MARGIN, size)
-            ) / 2
+            score = lattice_score(rows, cols, size)
             whole = min(
                 lines_present(rows, LATTICE_SIDE, LATTICE_MARGIN, size),
                 lines_present(cols, LATTICE_SIDE, LATTICE_MARGIN, size),

@@ -81,14 +81,15 @@ class BoardFix:
     suspects: tuple[int, ...] = ()
 
 
+def _puzzle(values: np.ndarray, geometry: Geometry) -> Puzzle:
+    """The values (0 empty) as the solver's puzzle on that board."""
+    alphabet = "123456789ABCDEFGHIJKLMNOP"[: geometry.size]
+    return Puzzle(geometry, np.asarray(values, np.uint8).ravel(), alphabet)
+
+
 def solutions(values: np.ndarray, geometry: Geometry) -> int:
     """0, 1 or 2 (two or more) solutions, under the board's own rules."""
-    puzzle = Puzzle(
-        geometry,
-        np.asarray(values, np.uint8).ravel(),
-        "".join("123456789ABCDEFGHIJKLMNOP"[: geometry.size]),
-    )
-    return count_solutions(puzzle, limit=2)
+    return count_solutions(_puzzle(values, geometry), limit=2)
 
 
 def moves(
@@ -171,12 +172,7 @@ def correct_board(
 
 
 def _solution(values: np.ndarray, geometry: Geometry) -> np.ndarray:
-    puzzle = Puzzle(
-        geometry,
-        np.asarray(values, np.uint8).ravel(),
-        "".join("123456789ABCDEFGHIJKLMNOP"[: geometry.size]),
-    )
-    return np.asarray(solve(puzzle).solutions[0], np.int8)
+    return np.asarray(solve(_puzzle(values, geometry)).solutions[0], np.int8)
 
 
 def _clashes(values: np.ndarray, geometry: Geometry) -> bool:
